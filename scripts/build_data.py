@@ -1,0 +1,184 @@
+"""Regenerate servetune's packaged data files from ../shared/reference.
+
+Run from the repository root: `python scripts/build_data.py [REFERENCE_DIR]`. The outputs under
+src/servetune/data/ are committed; this script documents where every number came from.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "src" / "servetune" / "data"
+
+# Names users type, mapped to the variant they most often mean (clouds rent the SXM parts).
+SHORT_NAMES = {
+    "V100-SXM2-16GB": ["V100", "V100-16GB"],
+    "V100-SXM2-32GB": ["V100-32GB"],
+    "A100-40GB-SXM": ["A100-40GB"],
+    "A100-80GB-SXM": ["A100", "A100-80GB"],
+    "H100-SXM-80GB": ["H100", "H100-80GB", "H100-SXM"],
+    "H100-PCIe-80GB": ["H100-PCIe"],
+    "H100-NVL-94GB": ["H100-NVL"],
+    "H200-SXM-141GB": ["H200", "H200-141GB"],
+    "H200-NVL-141GB": ["H200-NVL"],
+    "RTX-4090": ["RTX4090", "4090"],
+    "RTX-3090": ["RTX3090", "3090"],
+    "RTX-5090": ["RTX5090", "5090"],
+    "RTX-A6000": ["A6000"],
+    "RTX-6000-Ada": ["RTX6000-Ada", "6000-Ada"],
+    "GH200-96GB": ["GH200"],
+}
+
+
+def _num(text: str) -> float | None:
+    return float(text) if text.strip() else None
+
+
+def build_gpus(ref: Path) -> list[dict[str, object]]:
+    rows = []
+    with (ref / "gpus.csv").open(encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            cc = row["compute_capability"].strip()
+            rows.append(
+                {
+                    "name": row["name"],
+                    "vendor": row["vendor"],
+                    "aliases": [a.strip() for a in row["aliases"].split(";") if a.strip()]
+                    + SHORT_NAMES.get(row["name"], []),
+                    "memory_gib": float(row["memory_gib"]),
+                    "memory_bandwidth_gbs": _num(row["memory_bandwidth_gbs"]),
+                    "bf16_dense_tflops": _num(row["bf16_dense_tflops"]),
+                    "fp16_dense_tflops": _num(row["fp16_dense_tflops"]),
+                    "fp8_dense_tflops": _num(row["fp8_dense_tflops"]),
+                    # AMD parts carry a gfx target instead of a CUDA compute capability.
+                    "compute_capability": cc if cc[:1].isdigit() else None,
+                    "architecture": row["architecture"],
+                    "nvlink": row["nvlink"].strip().lower() == "yes",
+                }
+            )
+    return rows
+
+
+# The reference copies of a few checkpoints are partial (SOURCES.md says which). These keys are
+# filled in from the published checkpoints so that the review does not mistake a missing key for a
+# fact (e.g. TheBloke's GPTQ repo does ship a GPTQ quantization_config; only the copy lacked it).
+SUPPLEMENTS: dict[str, dict[str, object]] = {
+    "TheBloke/Llama-2-7B-Chat-GPTQ": {
+        "model_type": "llama",
+        "num_key_value_heads": 32,
+        "max_position_embeddings": 4096,
+        "torch_dtype": "float16",
+        "tie_word_embeddings": False,
+        "quantization_config": {
+            "bits": 4,
+            "group_size": 128,
+            "desc_act": False,
+            "sym": True,
+            "quant_method": "gptq",
+        },
+    },
+    "Qwen/Qwen2.5-14B-Instruct": {
+        "model_type": "qwen2",
+        "max_position_embeddings": 32768,
+        "tie_word_embeddings": False,
+        "use_sliding_window": False,
+    },
+    "Qwen/Qwen2.5-32B-Instruct": {"tie_word_embeddings": False},
+    "Qwen/Qwen2.5-72B-Instruct-AWQ": {"torch_dtype": "float16"},
+    "Qwen/Qwen3-32B-AWQ": {"torch_dtype": "float16"},
+    "google/gemma-3-12b-it": {
+        "architectures": ["Gemma3ForConditionalGeneration"],
+        "model_type": "gemma3",
+        "torch_dtype": "bfloat16",
+    },
+}
+
+# Other spellings of catalog checkpoints that users (and assistants) type.
+CATALOG_ALIASES = {
+    "meta-llama/Meta-Llama-3.1-8B-Instruct": "meta-llama/Llama-3.1-8B-Instruct",
+    "meta-llama/Meta-Llama-3.1-70B-Instruct": "meta-llama/Llama-3.1-70B-Instruct",
+    "TheBloke/Llama-2-7b-Chat-GPTQ": "TheBloke/Llama-2-7B-Chat-GPTQ",
+}
+
+
+def build_catalog(ref: Path) -> dict[str, object]:
+    models: dict[str, object] = {}
+    for path in sorted((ref / "model_configs").glob("*.json")):
+        model_id = path.stem.replace("__", "/", 1)
+        config = json.loads(path.read_text(encoding="utf-8"))
+        for key, value in SUPPLEMENTS.get(model_id, {}).items():
+            config.setdefault(key, value)
+        models[model_id] = config
+    return {"models": models, "aliases": CATALOG_ALIASES}
+
+
+def _kind(entry: dict[str, object]) -> str:
+    kind = str(entry["type"])
+    if kind.startswith("bool"):
+        return "bool"
+    if kind.startswith("flag"):
+        return "store_true"
+    if entry.get("nargs") in ("+", "*"):
+        return "list"
+    return "value"
+
+
+def build_flags(ref: Path) -> dict[str, object]:
+    flag_dir = ref / "vllm-flags"
+    versions: dict[str, list[str]] = {}
+    for path in sorted(flag_dir.glob("*-flags.txt")):
+        version = path.name.removesuffix("-flags.txt").replace(".post1", "")
+        flags = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        versions[version] = sorted(set(flags) - {"-h", "--help"})
+    real_032 = json.loads((flag_dir / "serve-flags-0.32.0.json").read_text(encoding="utf-8"))
+    versions["0.32.0"] = sorted(set(real_032["flags"]) - {"-h", "--help"})
+    options: dict[str, dict[str, object]] = {}
+    for entry in json.loads((flag_dir / "serve-args-0.33.0.json").read_text(encoding="utf-8")):
+        opts = [o.strip() for o in str(entry["opts"]).split(",")]
+        if not opts[0].startswith("-"):
+            continue
+        canonical = opts[0]
+        kind = _kind(entry)
+        negatives = [o for o in opts[1:] if kind == "bool" and o.startswith("--")]
+        aliases = [o for o in opts[1:] if o not in negatives]
+        default = json.loads(str(entry["default"])) if _is_json(str(entry["default"])) else None
+        options[canonical] = {
+            "kind": kind,
+            "type": entry["type"],
+            "aliases": aliases,
+            "negatives": negatives,
+            "default": default if isinstance(default, (int, float, str, bool)) else None,
+            "choices": entry.get("choices"),
+            "deprecated": bool(entry.get("deprecated")),
+        }
+    return {"versions": versions, "options": options}
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def main() -> None:
+    ref = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "reference"
+    DATA.mkdir(parents=True, exist_ok=True)
+    outputs = {
+        "gpus.json": build_gpus(ref),
+        "catalog.json": build_catalog(ref),
+        "vllm_flags.json": build_flags(ref),
+    }
+    for name, value in outputs.items():
+        text = json.dumps(value, indent=1, sort_keys=False, ensure_ascii=False) + "\n"
+        (DATA / name).write_text(text, encoding="utf-8")
+        print(f"wrote {name} ({len(text):,} bytes)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,3 @@
+"""servetune: review, launch and measure vLLM deployments."""
+
+__version__ = "0.1.0"

