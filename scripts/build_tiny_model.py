@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sysconfig
 import tempfile
@@ -142,7 +143,6 @@ def build_model(out: Path, vocab_size: int, ids: dict[str, int]) -> None:
     )
     torch.manual_seed(SEED)
     model = LlamaForCausalLM(config).to(torch.bfloat16)
-    model.config.torch_dtype = torch.bfloat16  # transformers 4 name; 5 reads/writes "dtype"
     model.generation_config = GenerationConfig(
         bos_token_id=ids[ENDOFTEXT],
         eos_token_id=[ids[ENDOFTEXT], ids[IM_END]],
@@ -153,8 +153,8 @@ def build_model(out: Path, vocab_size: int, ids: dict[str, int]) -> None:
     # Keep config.json a plain HF config that any reader (ours, older transformers) understands.
     cfg_path = out / "config.json"
     cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
-    cfg["torch_dtype"] = "bfloat16"
-    cfg["dtype"] = "bfloat16"
+    cfg["torch_dtype"] = "bfloat16"  # the transformers 4 name
+    cfg["dtype"] = "bfloat16"  # the transformers 5 name
     cfg.pop("quantization_config", None)
     cfg["architectures"] = ["LlamaForCausalLM"]
     write_json(cfg_path, cfg)
@@ -165,6 +165,9 @@ def write_json(path: Path, data: object) -> None:
 
 
 def main() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", nargs="?", type=Path, default=DEFAULT_OUT, help="output directory")
     args = parser.parse_args()
@@ -179,6 +182,9 @@ def main() -> None:
 
         vocab_size = Tokenizer.from_file(str(tmp / "tokenizer.json")).get_vocab_size()
         build_model(tmp, vocab_size, ids)
+        tmp.chmod(0o755)  # mkdtemp made it 0700
+        for path in tmp.iterdir():
+            path.chmod(0o644)
         if out.exists():
             shutil.rmtree(out)
         tmp.rename(out)

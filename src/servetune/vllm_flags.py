@@ -226,7 +226,9 @@ def lookup(token: str, version: str) -> Lookup | None:
         if positive in present and spec.kind == "bool":
             return Lookup(spec, negated=True)
     canonical, negated = _alias_index().get(flag, (flag, False))
-    if flag in present or (canonical in present and negated):
+    if flag in present or (
+        canonical in present and negated and version_at_least(table_for(version), "0.33.0")
+    ):
         return Lookup(_spec(canonical), negated=negated)
     return None
 

@@ -1,0 +1,135 @@
+"""The GPUs a command will run on: `--gpus SPEC`, or what NVML sees on this machine."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+from servetune import _data
+from servetune._did_you_mean import suggest
+from servetune.errors import HardwareError
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """One row of the GPU table (../shared/reference/gpus.csv, with sources there)."""
+
+    name: str
+    vendor: str
+    aliases: tuple[str, ...]
+    memory_gib: float
+    memory_bandwidth_gbs: float | None
+    bf16_dense_tflops: float | None
+    fp16_dense_tflops: float | None
+    fp8_dense_tflops: float | None
+    compute_capability: str | None  # "8.0"; None for non-CUDA parts
+    architecture: str
+    nvlink: bool
+
+    @property
+    def capability(self) -> int | None:
+        """Compute capability as vLLM compares it: major*10 + minor (A100 = 80, H100 = 90)."""
+        if self.compute_capability is None:
+            return None
+        major, _, minor = self.compute_capability.partition(".")
+        return int(major) * 10 + int(minor or 0)
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """The machine: how many GPUs and which (spec None when only the count is known)."""
+
+    count: int
+    spec: GpuSpec | None
+    source: Literal["--gpus", "nvml"]
+
+    @property
+    def name(self) -> str | None:
+        return self.spec.name if self.spec else None
+
+
+def _key(text: str) -> str:
+    """Match names loosely: case, spaces, dashes and vendor words do not matter."""
+    text = text.lower()
+    for word in ("nvidia", "geforce", "tesla", "amd", "instinct"):
+        text = text.replace(word, "")
+    return re.sub(r"[^a-z0-9]", "", text)
+
+
+@cache
+def gpu_table() -> tuple[GpuSpec, ...]:
+    rows = _data.load("gpus.json")
+    return tuple(
+        GpuSpec(**{**row, "aliases": tuple(row["aliases"])})  # type: ignore[arg-type]
+        for row in rows
+    )
+
+
+@cache
+def _index() -> dict[str, GpuSpec]:
+    index: dict[str, GpuSpec] = {}
+    for spec in gpu_table():
+        for name in (spec.name, *spec.aliases):
+            index.setdefault(_key(name), spec)
+    return index
+
+
+def find_gpu(name: str) -> GpuSpec:
+    """The GPU a user or nvidia-smi calls `name`; a `HardwareError` with a suggestion otherwise."""
+    spec = _index().get(_key(name))
+    if spec is not None:
+        return spec
+    names = [s.name for s in gpu_table()] + [a for s in gpu_table() for a in s.aliases]
+    by_key = {_key(n): n for n in names}
+    close = suggest(_key(name), by_key, cutoff=0.6)
+    hint = f"did you mean {by_key[close]}?" if close else "known GPUs: " + ", ".join(
+        sorted({s.name for s in gpu_table()})
+    )
+    raise HardwareError(f"unknown GPU name: {name!r}", hint)
+
+
+_SPEC = re.compile(r"^\s*(?:(\d+)\s*[x×*]\s*)?(.*?)\s*$", re.IGNORECASE)
+
+
+def parse_gpus(text: str) -> Hardware:
+    """`N`, `NAME` or `NxNAME` (`2xA100-80GB`, `8xH100`, `1xL4`, `4 x RTX4090`)."""
+    stripped = text.strip()
+    if re.fullmatch(r"\d+", stripped) and int(stripped) <= 64:  # "4090" is a GPU, not a count
+        count = int(stripped)
+        if count < 1:
+            raise HardwareError("--gpus must be at least 1", "e.g. --gpus 2xA100-80GB")
+        return Hardware(count, None, "--gpus")
+    match = _SPEC.match(stripped)
+    if match is None or not match.group(2):
+        raise HardwareError(f"cannot read --gpus {text!r}", "use N, NAME or NxNAME, e.g. 2xA100-80GB")
+    count = int(match.group(1)) if match.group(1) else 1
+    if count < 1:
+        raise HardwareError("--gpus must name at least 1 GPU", "e.g. --gpus 2xA100-80GB")
+    return Hardware(count, find_gpu(match.group(2)), "--gpus")
+
+
+def detect() -> Hardware | None:
+    """The GPUs NVML reports on this machine, or None (no nvidia-ml-py, no driver, no GPU)."""
+    try:
+        import pynvml
+    except ImportError:
+        return None
+    try:
+        pynvml.nvmlInit()
+    except Exception:  # noqa: BLE001 - NVMLError subclasses vary by driver; any means "no GPU here"
+        return None
+    try:
+        count = int(pynvml.nvmlDeviceGetCount())
+        if count == 0:
+            return None
+        raw = pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(0))
+        name = raw.decode() if isinstance(raw, bytes) else str(raw)
+        try:
+            spec: GpuSpec | None = find_gpu(name)
+        except HardwareError:
+            spec = None
+        return Hardware(count, spec, "nvml")
+    finally:
+        pynvml.nvmlShutdown()

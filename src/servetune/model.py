@@ -1,0 +1,375 @@
+"""What servetune knows about a checkpoint, read from its `config.json`.
+
+`find_model` looks in order at: an explicit `--model-config` path, a local model directory, the
+local Hugging Face cache, the built-in catalog, and (only when asked) the Hugging Face Hub.
+`model_facts` turns a config mapping into `ModelFacts`; anything it cannot find is None.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from servetune import _data
+from servetune.errors import ModelConfigError
+
+ModelSource = Literal["model-config", "local-dir", "hf-cache", "catalog", "hub"]
+
+# vLLM refuses float16 for these model types (numerical instability), 0.11 onwards.
+FLOAT16_REFUSED = frozenset({"gemma2", "gemma3", "gemma3_text", "plamo2", "glm4"})
+
+# Keys vLLM reads to find a model's maximum length (`_get_and_verify_max_len`).
+_MAX_LEN_KEYS = (
+    "max_position_embeddings",
+    "n_positions",
+    "max_seq_len",
+    "seq_length",
+    "model_max_length",
+    "max_target_positions",
+    "max_sequence_length",
+    "max_seq_length",
+    "seq_len",
+)
+# RoPE scalings whose max_position_embeddings already is the extended length.
+_ROPE_NOT_MULTIPLIED = frozenset({"su", "longrope", "llama3", "yarn", "deepseek_yarn", "mrope"})
+
+# Transformers' defaults for config keys that multimodal Gemma 3 files leave out of text_config.
+_TEXT_DEFAULTS: dict[str, dict[str, object]] = {
+    "gemma3_text": {
+        "head_dim": 256,
+        "vocab_size": 262208,
+        "max_position_embeddings": 131072,
+        "sliding_window": 4096,
+        "sliding_window_pattern": 6,
+        "tie_word_embeddings": True,
+    },
+}
+_DTYPE_NAMES = {
+    "bfloat16": "bfloat16",
+    "bf16": "bfloat16",
+    "float16": "float16",
+    "fp16": "float16",
+    "half": "float16",
+    "float32": "float32",
+    "fp32": "float32",
+    "float": "float32",
+}
+
+
+@dataclass(frozen=True)
+class QuantFacts:
+    """The checkpoint's own quantization (`quantization_config`)."""
+
+    method: str  # as written: awq, gptq, fp8, compressed-tensors, mxfp4, bitsandbytes...
+    bits: int | None
+    group_size: int | None
+    fmt: str | None  # e.g. "e4m3" for fp8
+    excluded_modules: tuple[str, ...] = ()  # modules_to_not_convert
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """Architecture facts that matter for serving. None means "the config does not say"."""
+
+    model_id: str
+    source: ModelSource
+    location: str | None  # the path or URL the config came from
+    architecture: str | None
+    model_type: str | None
+    hidden_size: int | None
+    num_layers: int | None
+    num_attention_heads: int | None
+    num_kv_heads: int | None
+    head_dim: int | None
+    vocab_size: int | None
+    intermediate_size: int | None
+    tie_word_embeddings: bool
+    max_model_len: int | None  # the derived limit vLLM enforces
+    max_len_key: str | None
+    dtype: str | None  # the checkpoint's dtype: bfloat16, float16, float32
+    quantization: QuantFacts | None
+    # Mixture of experts
+    num_experts: int | None = None
+    experts_per_token: int | None = None
+    moe_intermediate_size: int | None = None
+    num_shared_experts: int = 0
+    num_dense_layers: int = 0  # leading dense layers in an MoE model (DeepSeek first_k_dense)
+    # Multi-head latent attention (DeepSeek V2/V3/R1)
+    kv_lora_rank: int | None = None
+    q_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+    qk_nope_head_dim: int | None = None
+    v_head_dim: int | None = None
+    # Sliding-window attention
+    sliding_window: int | None = None
+    sliding_layers: int = 0  # how many of num_layers use the window
+
+    @property
+    def is_moe(self) -> bool:
+        return bool(self.num_experts)
+
+    @property
+    def is_mla(self) -> bool:
+        return self.kv_lora_rank is not None
+
+
+def _int(config: Mapping[str, object], *keys: str) -> int | None:
+    for key in keys:
+        value = config.get(key)
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+    return None
+
+
+def _text_config(config: Mapping[str, object]) -> dict[str, object]:
+    """Multimodal configs keep the language model under text_config (or llm_config)."""
+    merged = dict(config)
+    for key in ("text_config", "llm_config", "language_config"):
+        inner = config.get(key)
+        if isinstance(inner, dict):
+            defaults = _TEXT_DEFAULTS.get(str(inner.get("model_type")), {})
+            merged = {**merged, **defaults, **inner}
+            break
+    return merged
+
+
+def _quant(config: Mapping[str, object]) -> QuantFacts | None:
+    raw = config.get("quantization_config") or config.get("compression_config")
+    if not isinstance(raw, dict):
+        return None
+    method = str(raw.get("quant_method") or raw.get("format") or "unknown").lower()
+    bits = _int(raw, "bits", "w_bit", "num_bits")
+    groups = raw.get("config_groups")
+    if bits is None and isinstance(groups, dict):  # compressed-tensors
+        for group in groups.values():
+            weights = group.get("weights") if isinstance(group, dict) else None
+            if isinstance(weights, dict):
+                bits = _int(weights, "num_bits")
+                break
+    if bits is None and raw.get("load_in_4bit"):
+        bits = 4
+    elif bits is None and raw.get("load_in_8bit"):
+        bits = 8
+    if bits is None and method in ("fp8", "fbgemm_fp8", "modelopt"):
+        bits = 8
+    if bits is None and method in ("mxfp4", "modelopt_fp4"):
+        bits = 4
+    excluded = raw.get("modules_to_not_convert") or raw.get("ignore") or []
+    return QuantFacts(
+        method=method,
+        bits=bits,
+        group_size=_int(raw, "group_size", "q_group_size"),
+        fmt=str(raw["fmt"]) if "fmt" in raw else None,
+        excluded_modules=tuple(str(m) for m in excluded) if isinstance(excluded, list) else (),
+    )
+
+
+def _max_len(config: Mapping[str, object]) -> tuple[int | None, str | None]:
+    found = [(v, k) for k in _MAX_LEN_KEYS if (v := _int(config, k)) is not None]
+    if not found:
+        return None, None
+    length, key = min(found)
+    rope = config.get("rope_scaling")
+    if isinstance(rope, dict) and not str(config.get("model_type", "")).startswith("gemma3"):
+        kind = str(rope.get("rope_type") or rope.get("type") or "")
+        factor = rope.get("factor")
+        if kind not in _ROPE_NOT_MULTIPLIED and isinstance(factor, (int, float)):
+            length = int(length * factor)
+    return length, key
+
+
+def _sliding(config: Mapping[str, object], layers: int | None) -> tuple[int | None, int]:
+    """(window, number of sliding layers), following how each family lays its layers out."""
+    window = _int(config, "sliding_window")
+    if window is None or layers is None or config.get("use_sliding_window") is False:
+        return None, 0
+    layer_types = config.get("layer_types")
+    if isinstance(layer_types, list) and layer_types:
+        return window, sum(1 for t in layer_types if t == "sliding_attention")
+    model_type = str(config.get("model_type", ""))
+    if model_type == "gemma2":
+        return window, (layers + 1) // 2  # even layers are local
+    pattern = _int(config, "sliding_window_pattern")
+    if model_type.startswith("gemma3") or pattern:
+        pattern = pattern or 6
+        return window, layers - layers // pattern  # every pattern-th layer is global
+    return window, layers
+
+
+def _dtype(config: Mapping[str, object]) -> str | None:
+    raw = config.get("torch_dtype") or config.get("dtype")
+    return _DTYPE_NAMES.get(str(raw).lower().removeprefix("torch.")) if raw else None
+
+
+def model_facts(
+    config: Mapping[str, object], model_id: str, source: ModelSource, location: str | None = None
+) -> ModelFacts:
+    """Read a config.json mapping into `ModelFacts`."""
+    text = _text_config(config)
+    heads = _int(text, "num_attention_heads", "n_head", "num_heads")
+    hidden = _int(text, "hidden_size", "n_embd", "d_model", "dim")
+    layers = _int(text, "num_hidden_layers", "n_layer", "num_layers", "n_layers")
+    head_dim = _int(text, "head_dim")
+    if head_dim is None and hidden and heads:
+        head_dim = hidden // heads
+    kv_heads = _int(text, "num_key_value_heads", "n_kv_heads", "multi_query_group_num")
+    if kv_heads is None and text.get("multi_query") is True:
+        kv_heads = 1
+    window, sliding_layers = _sliding(text, layers)
+    max_len, max_key = _max_len(text)
+    if window is not None and max_len is not None and window >= max_len:
+        window, sliding_layers = None, 0  # a window as long as the context slides nothing
+    architectures = config.get("architectures") or text.get("architectures")
+    experts = _int(text, "num_local_experts", "num_experts", "n_routed_experts")
+    return ModelFacts(
+        model_id=model_id,
+        source=source,
+        location=location,
+        architecture=str(architectures[0]) if isinstance(architectures, list) else None,
+        model_type=str(text["model_type"]) if "model_type" in text else None,
+        hidden_size=hidden,
+        num_layers=layers,
+        num_attention_heads=heads,
+        num_kv_heads=kv_heads if kv_heads is not None else heads,
+        head_dim=head_dim,
+        vocab_size=_int(text, "vocab_size", "padded_vocab_size"),
+        intermediate_size=_int(text, "intermediate_size", "ffn_hidden_size", "n_inner"),
+        tie_word_embeddings=bool(text.get("tie_word_embeddings", False)),
+        max_model_len=max_len,
+        max_len_key=max_key,
+        dtype=_dtype(text) or _dtype(config),
+        quantization=_quant(config) or _quant(text),
+        num_experts=experts if experts else None,
+        experts_per_token=_int(text, "num_experts_per_tok", "experts_per_token"),
+        moe_intermediate_size=_int(text, "moe_intermediate_size"),
+        num_shared_experts=_int(text, "n_shared_experts") or 0,
+        num_dense_layers=_int(text, "first_k_dense_replace") or 0,
+        kv_lora_rank=_int(text, "kv_lora_rank"),
+        q_lora_rank=_int(text, "q_lora_rank"),
+        qk_rope_head_dim=_int(text, "qk_rope_head_dim"),
+        qk_nope_head_dim=_int(text, "qk_nope_head_dim"),
+        v_head_dim=_int(text, "v_head_dim"),
+        sliding_window=window,
+        sliding_layers=sliding_layers,
+    )
+
+
+# --- where configs come from --------------------------------------------------------------------
+
+
+def read_config_file(path: Path) -> dict[str, object]:
+    """Load a config.json, turning every way it can be broken into a `ModelConfigError`."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ModelConfigError(
+            f"cannot read {path}: {exc.strerror or exc}", "check the path to the config.json"
+        ) from exc
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ModelConfigError(
+            f"{path} is not valid JSON: {exc}", "the file must be the model's config.json"
+        ) from exc
+    if not isinstance(data, dict):
+        raise ModelConfigError(
+            f"{path} holds a JSON {type(data).__name__}, not an object",
+            "the file must be the model's config.json",
+        )
+    return data
+
+
+def _config_in(path: Path) -> Path:
+    return path / "config.json" if path.is_dir() else path
+
+
+def hf_cache_dir() -> Path:
+    """The Hugging Face hub cache, as huggingface_hub finds it."""
+    if cache := os.environ.get("HF_HUB_CACHE"):
+        return Path(cache)
+    home = os.environ.get("HF_HOME") or str(Path.home() / ".cache" / "huggingface")
+    return Path(home) / "hub"
+
+
+def _from_hf_cache(model_id: str) -> Path | None:
+    repo = hf_cache_dir() / ("models--" + model_id.replace("/", "--"))
+    ref = repo / "refs" / "main"
+    snapshots = repo / "snapshots"
+    if ref.is_file():
+        candidate = snapshots / ref.read_text(encoding="utf-8").strip() / "config.json"
+        if candidate.is_file():
+            return candidate
+    if snapshots.is_dir():
+        found = sorted(snapshots.glob("*/config.json"), key=lambda p: p.stat().st_mtime)
+        if found:
+            return found[-1]
+    return None
+
+
+def catalog() -> dict[str, dict[str, object]]:
+    """The built-in catalog: Hugging Face id -> config.json."""
+    models: dict[str, dict[str, object]] = _data.load("catalog.json")["models"]
+    return models
+
+
+def catalog_id(model_id: str) -> str | None:
+    """The catalog's spelling of `model_id` (case-insensitive, known aliases), or None."""
+    aliases: dict[str, str] = _data.load("catalog.json")["aliases"]
+    wanted = model_id.strip().rstrip("/").lower()
+    for name, target in aliases.items():
+        if name.lower() == wanted:
+            return target
+    return next((name for name in catalog() if name.lower() == wanted), None)
+
+
+def _from_hub(model_id: str, timeout_s: float = 10.0) -> dict[str, object]:
+    import urllib.error
+    import urllib.request
+
+    url = f"https://huggingface.co/{model_id}/resolve/main/config.json"
+    request = urllib.request.Request(url)  # noqa: S310 - fixed https URL
+    if token := os.environ.get("HF_TOKEN"):
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310
+            data = json.loads(response.read().decode("utf-8"))
+    except urllib.error.HTTPError as exc:
+        hint = "set HF_TOKEN for gated models" if exc.code in (401, 403) else "check the model id"
+        raise ModelConfigError(f"the hub answered {exc.code} for {url}", hint) from exc
+    except (urllib.error.URLError, TimeoutError, ValueError) as exc:
+        raise ModelConfigError(
+            f"cannot fetch {url}: {exc}", "pass --model-config PATH to a local config.json"
+        ) from exc
+    if not isinstance(data, dict):
+        raise ModelConfigError(f"{url} is not a config.json object")
+    return data
+
+
+def find_model(
+    model_id: str | None, *, model_config: Path | None = None, online: bool = False
+) -> ModelFacts | None:
+    """Find and read the model's config; None when no source knows it (an unknown model)."""
+    if model_config is not None:
+        path = _config_in(model_config)
+        return model_facts(read_config_file(path), model_id or str(model_config), "model-config", str(path))
+    if model_id is None:
+        return None
+    local = Path(model_id).expanduser()
+    if (local / "config.json").is_file():
+        path = local / "config.json"
+        return model_facts(read_config_file(path), model_id, "local-dir", str(path))
+    cached = _from_hf_cache(model_id)
+    if cached is not None:
+        return model_facts(read_config_file(cached), model_id, "hf-cache", str(cached))
+    name = catalog_id(model_id)
+    if name is not None:
+        return model_facts(catalog()[name], name, "catalog", None)
+    if online and "/" in model_id and not local.exists():
+        return model_facts(_from_hub(model_id), model_id, "hub", model_id)
+    return None
