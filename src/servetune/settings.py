@@ -59,7 +59,7 @@ class Settings:
         return self.world_size * self.data_parallel_size
 
 
-def _batch_defaults(version: str, gpu: GpuSpec | None) -> tuple[int, int, str]:
+def batch_defaults(version: str, gpu: GpuSpec | None) -> tuple[int, int, str]:
     """(max_num_batched_tokens, max_num_seqs, why) for `vllm serve` on this release and GPU."""
     if gpu is None:
         return 2048, 256, "vLLM's default for GPUs under 70 GiB (the GPU is not known)"
@@ -133,7 +133,7 @@ def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware 
     if why_chunked:
         defaults["--enable-chunked-prefill"] = why_chunked
 
-    default_mbt, default_seqs, why = _batch_defaults(version, gpu)
+    default_mbt, default_seqs, why = batch_defaults(version, gpu)
     seqs = command.integer("--max-num-seqs")
     mbt = command.integer("--max-num-batched-tokens")
     if seqs is None:
