@@ -153,7 +153,7 @@ EN: dict[str, Message] = {
         "quantizes on the fly. {model} has no quantization config, so vLLM fails ('Cannot find "
         "the config file for {flag_method}'). Online quantization is a different method "
         "(`--quantization fp8`).",
-        "fix": "Either serve a {family} checkpoint of this model (often the same name ending in "
+        "fix": "Either serve the {family} checkpoint of this model (often the same name ending in "
         "-{family}), or drop `--quantization` to serve the original weights.",
         "ask_ai": "My machine has {machine}. The model {model} is the original, non-{family} "
         "checkpoint, so `--quantization {flag_method}` cannot work. Either switch to the "

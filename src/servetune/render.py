@@ -1,0 +1,301 @@
+"""Turn reports into terminal text (80 columns, colour only on a TTY) or JSON documents."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from typing import Any
+
+from servetune.capacity import Estimate
+from servetune.check import Finding, Report
+from servetune.hardware import Hardware
+from servetune.messages import Language
+from servetune.model import ModelFacts
+
+WIDTH = 80
+SCHEMA_VERSION = 1
+
+_COLOURS = {"error": "31", "warning": "33", "info": "36", "ok": "32", "bold": "1", "dim": "2"}
+_LABELS: dict[Language, dict[str, str]] = {
+    "en": {
+        "error": "ERRORS",
+        "warning": "WARNINGS",
+        "info": "NOTES",
+        "why": "Why",
+        "fix": "Fix",
+        "ask": "Ask your AI",
+        "corrected": "Corrected command",
+        "capacity": "Capacity estimate (per GPU)",
+        "model": "Model",
+        "hardware": "Hardware",
+        "vllm": "vLLM",
+        "settings": "Effective settings",
+        "stop": "DO NOT LAUNCH: {n} error(s) would stop vLLM at startup or break it.",
+        "warn": "Will start, but {n} warning(s) cost speed, memory or money.",
+        "ok": "Looks good: no red flags found.",
+        "unknown": "unknown",
+        "none": "none (checks skipped)",
+        "weights": "weights",
+        "kv_token": "KV cache per token",
+        "reserve": "activation + overhead reserve",
+        "kv_cache": "KV cache",
+        "kv_tokens": "KV cache tokens",
+        "concurrency": "sequences at max-model-len",
+    },
+    "zh-TW": {
+        "error": "錯誤",
+        "warning": "警告",
+        "info": "備註",
+        "why": "原因",
+        "fix": "修正",
+        "ask": "問你的 AI",
+        "corrected": "修正後的指令",
+        "capacity": "容量估算（每張 GPU）",
+        "model": "模型",
+        "hardware": "硬體",
+        "vllm": "vLLM",
+        "settings": "實際生效的設定",
+        "stop": "先別啟動：有 {n} 個錯誤會讓 vLLM 啟動失敗或無法正常運作。",
+        "warn": "可以啟動，但有 {n} 個警告會浪費速度、記憶體或預算。",
+        "ok": "看起來沒問題：沒有發現紅旗。",
+        "unknown": "未知",
+        "none": "無（已略過相關檢查）",
+        "weights": "權重",
+        "kv_token": "每個 token 的 KV cache",
+        "reserve": "啟動計算與額外保留",
+        "kv_cache": "KV cache",
+        "kv_tokens": "KV cache 可存 token 數",
+        "concurrency": "max-model-len 長度下可同時服務的序列數",
+    },
+}
+
+
+def _paint(text: str, style: str, colour: bool) -> str:
+    return f"\x1b[{_COLOURS[style]}m{text}\x1b[0m" if colour else text
+
+
+def _wrap(text: str, indent: str, first: str = "") -> list[str]:
+    return textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=indent + first,
+        subsequent_indent=indent + " " * len(first),
+        break_on_hyphens=False,
+        break_long_words=False,
+    ) or [indent + first]
+
+
+def _model_line(model: ModelFacts | None, labels: dict[str, str]) -> str:
+    if model is None:
+        return f"{labels['model']}: {labels['none']}"
+    parts = [f"{model.model_id} ({model.source})"]
+    if model.num_attention_heads:
+        parts.append(f"{model.num_attention_heads} heads / {model.num_kv_heads} KV heads")
+    if model.max_model_len:
+        parts.append(f"context {model.max_model_len:,}")
+    if model.dtype:
+        parts.append(model.dtype)
+    if model.quantization:
+        q = model.quantization
+        parts.append(f"{q.method}" + (f" {q.bits}-bit" if q.bits else ""))
+    if model.is_moe:
+        parts.append(f"MoE {model.num_experts} experts")
+    if model.is_mla:
+        parts.append("MLA")
+    return f"{labels['model']}: " + ", ".join(parts)
+
+
+def _hardware_line(machine: Hardware | None, labels: dict[str, str]) -> str:
+    if machine is None:
+        return f"{labels['hardware']}: {labels['none']}"
+    if machine.spec is None:
+        return f"{labels['hardware']}: {machine.count}x GPU ({machine.source})"
+    spec = machine.spec
+    return (
+        f"{labels['hardware']}: {machine.count}x {spec.name} ({spec.memory_gib:g} GiB, "
+        f"compute capability {spec.compute_capability or '-'}, from {machine.source})"
+    )
+
+
+def _finding_lines(finding: Finding, labels: dict[str, str], colour: bool) -> list[str]:
+    mark = {"error": "x", "warning": "!", "info": "i"}[finding.severity]
+    head = _wrap(f"{finding.title} [{finding.rule}]", "  ", f"{mark} ")
+    lines = [_paint(head[0], finding.severity, colour), *head[1:]]
+    lines += _wrap(finding.why, "    ", f"{labels['why']}: ")
+    lines += _wrap(finding.fix, "    ", f"{labels['fix']}: ")
+    if finding.ask_ai:
+        lines += _wrap(f'"{finding.ask_ai}"', "    ", f"{labels['ask']}: ")
+    return lines
+
+
+def _gib(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.1f} GiB"
+
+
+def _estimate_lines(est: Estimate, labels: dict[str, str]) -> list[str]:
+    rows = [
+        (labels["weights"], _gib(est.weights_gib_per_gpu)),
+        (labels["kv_token"], f"{est.kv_bytes_per_token_per_gpu:,} B"),
+        (labels["reserve"], _gib(est.reserve_gib_per_gpu)),
+        (labels["kv_cache"], _gib(est.kv_cache_gib_per_gpu)),
+        (labels["kv_tokens"], "-" if est.kv_cache_tokens is None else f"{est.kv_cache_tokens:,}"),
+    ]
+    conc = est.max_concurrent_seqs_at_max_model_len
+    rows.append((labels["concurrency"], "-" if conc is None else f"{conc:,.2f}"))
+    return [f"  {name:<40} {value}" for name, value in rows]
+
+
+def _settings_lines(report: Report, labels: dict[str, str]) -> list[str]:
+    s = report.settings
+    values = [
+        ("--tensor-parallel-size", str(s.tensor_parallel_size)),
+        ("--max-model-len", "auto" if s.max_model_len_auto else str(s.max_model_len or "-")),
+        ("--max-num-seqs", str(s.max_num_seqs)),
+        ("--max-num-batched-tokens", str(s.max_num_batched_tokens or "-")),
+        ("--gpu-memory-utilization", f"{s.gpu_memory_utilization:g}"),
+        ("--dtype", f"{s.dtype_flag} -> {s.dtype or labels['unknown']}"),
+        ("--enable-chunked-prefill", "on" if s.chunked_prefill else "off"),
+    ]
+    lines = []
+    for flag, value in values:
+        note = s.defaults.get(flag)
+        suffix = f"  ({note})" if note and flag not in s.user_set else ""
+        lines += _wrap(f"{flag} {value}{suffix}", "  ")
+    return lines
+
+
+def report_text(report: Report, *, colour: bool = False) -> str:
+    """The human report: verdict first, then findings by severity, fix, and estimate."""
+    labels = _LABELS[report.language]
+    errors, warnings = len(report.errors), len(report.warnings)
+    if errors:
+        verdict = _paint(labels["stop"].format(n=errors), "error", colour)
+    elif warnings:
+        verdict = _paint(labels["warn"].format(n=warnings), "warning", colour)
+    else:
+        verdict = _paint(labels["ok"], "ok", colour)
+    lines = [_paint(verdict, "bold", colour), ""]
+    lines += _wrap(_model_line(report.model, labels), "")
+    lines += _wrap(_hardware_line(report.hardware, labels), "")
+    lines.append(f"{labels['vllm']}: {report.command.version} ({report.version_source})")
+    for severity in ("error", "warning", "info"):
+        group = [f for f in report.findings if f.severity == severity]
+        if group:
+            lines += ["", _paint(f"{labels[severity]} ({len(group)})", "bold", colour)]
+            for finding in group:
+                lines += _finding_lines(finding, labels, colour)
+    if report.corrected_command:
+        lines += ["", _paint(labels["corrected"], "bold", colour)]
+        lines += ["  " + ln for ln in report.corrected_command.splitlines()]
+    if report.estimate is not None:
+        lines += ["", _paint(labels["capacity"], "bold", colour), *_estimate_lines(report.estimate, labels)]
+    lines += ["", _paint(labels["settings"], "bold", colour), *_settings_lines(report, labels)]
+    return "\n".join(lines) + "\n"
+
+
+def _round(value: float | None, digits: int = 3) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _model_json(model: ModelFacts | None) -> dict[str, Any] | None:
+    if model is None:
+        return None
+    quant = model.quantization
+    return {
+        "id": model.model_id,
+        "source": model.source,
+        "architecture": model.architecture,
+        "model_type": model.model_type,
+        "num_attention_heads": model.num_attention_heads,
+        "num_kv_heads": model.num_kv_heads,
+        "head_dim": model.head_dim,
+        "num_layers": model.num_layers,
+        "hidden_size": model.hidden_size,
+        "vocab_size": model.vocab_size,
+        "max_model_len": model.max_model_len,
+        "dtype": model.dtype,
+        "quantization": None
+        if quant is None
+        else {"method": quant.method, "bits": quant.bits, "group_size": quant.group_size},
+        "num_experts": model.num_experts,
+        "experts_per_token": model.experts_per_token,
+        "mla": model.is_mla,
+        "sliding_window": model.sliding_window,
+        "sliding_layers": model.sliding_layers,
+    }
+
+
+def _hardware_json(machine: Hardware | None) -> dict[str, Any] | None:
+    if machine is None:
+        return None
+    spec = machine.spec
+    return {
+        "count": machine.count,
+        "name": spec.name if spec else None,
+        "memory_gib": spec.memory_gib if spec else None,
+        "compute_capability": spec.compute_capability if spec else None,
+        "architecture": spec.architecture if spec else None,
+        "source": machine.source,
+    }
+
+
+def _estimate_json(est: Estimate | None) -> dict[str, Any] | None:
+    if est is None:
+        return None
+    return {
+        "weights_gib_per_gpu": _round(est.weights_gib_per_gpu),
+        "kv_bytes_per_token_per_gpu": est.kv_bytes_per_token_per_gpu,
+        "kv_cache_gib_per_gpu": _round(est.kv_cache_gib_per_gpu),
+        "kv_cache_tokens": est.kv_cache_tokens,
+        "max_concurrent_seqs_at_max_model_len": _round(est.max_concurrent_seqs_at_max_model_len),
+        "reserve_gib_per_gpu": _round(est.reserve_gib_per_gpu),
+        "budget_gib_per_gpu": _round(est.budget_gib_per_gpu),
+        "params": est.params,
+    }
+
+
+def report_json(report: Report) -> dict[str, Any]:
+    """The `--format json` document (schema_version 1)."""
+    s = report.settings
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "vllm_version": report.command.version,
+        "command": {"model": report.command.model, "args": dict(report.command.args)},
+        "model": _model_json(report.model),
+        "hardware": _hardware_json(report.hardware),
+        "findings": [_finding_json(f) for f in report.findings],
+        "estimate": _estimate_json(report.estimate),
+        "effective": {
+            "tensor_parallel_size": s.tensor_parallel_size,
+            "pipeline_parallel_size": s.pipeline_parallel_size,
+            "data_parallel_size": s.data_parallel_size,
+            "max_model_len": s.max_model_len,
+            "max_num_seqs": s.max_num_seqs,
+            "max_num_batched_tokens": s.max_num_batched_tokens,
+            "gpu_memory_utilization": s.gpu_memory_utilization,
+            "dtype": s.dtype,
+            "chunked_prefill": s.chunked_prefill,
+        },
+        "corrected_command": report.corrected_command,
+    }
+
+
+def _finding_json(finding: Finding) -> dict[str, Any]:
+    return {
+        "rule": finding.rule,
+        "severity": finding.severity,
+        "flag": finding.flag,
+        "title": finding.title,
+        "why": finding.why,
+        "fix": finding.fix,
+        "ask_ai": finding.ask_ai,
+    }
+
+
+def explanations_text(items: Sequence[tuple[str, str | None, str]]) -> str:
+    lines: list[str] = []
+    for flag, value, meaning in items:
+        head = flag if value is None else f"{flag} {value}"
+        lines.append(head)
+        lines += _wrap(meaning, "    ")
+    return "\n".join(lines) + "\n"
