@@ -29,13 +29,13 @@ def test_llama_3_1_8b_on_one_h100() -> None:
     # per layer attention 4096*128*(32+2*8) + 32*128*4096 = 41,943,040, MLP 3*4096*14336 =
     # 176,160,768; 32 layers -> 6,979,321,856; plus 1,050,673,152 -> 8,029,995,008 (8.03B).
     assert est.params == 8_029_995_008
-    # bf16: 2 bytes each = 16,060,022,784 B = 14.957 GiB.
-    assert est.weights_gib_per_gpu == pytest.approx(16_060_022_784 / GIB)
+    # bf16: 2 bytes each = 16,059,990,016 B = 14.957 GiB.
+    assert est.weights_gib_per_gpu == pytest.approx(16_059_990_016 / GIB)
     # KV per token: 32 layers * 2 (K,V) * 8 KV heads * 128 dims * 2 bytes = 131,072 B.
     assert est.kv_bytes_per_token_per_gpu == 131_072
     # Budget 80 GiB * 0.92 = 73.6; reserve at 8192 batched tokens (H100 default) =
     # 2.0 + 3.5 + 0.15 = 5.65 GiB; KV = 73.6 - 14.957 - 5.65 = 52.993 GiB.
-    kv_gib = 73.6 - 16_060_022_784 / GIB - 5.65
+    kv_gib = 73.6 - 16_059_990_016 / GIB - 5.65
     assert est.kv_cache_gib_per_gpu == pytest.approx(kv_gib)
     # Tokens: whole 16-token blocks of 131,072 B each token.
     tokens = int(kv_gib * GIB // (131_072 * 16)) * 16
