@@ -20,7 +20,9 @@ def setup(command: str, gpus: str | None, version: str = "0.33.0") -> tuple[Sett
 
 
 def test_llama_3_1_8b_on_one_h100() -> None:
-    settings, memory = setup("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192", "1xH100")
+    settings, memory = setup(
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192", "1xH100"
+    )
     model = find_model("meta-llama/Llama-3.1-8B-Instruct")
     assert model is not None
     est = estimate(model, settings, memory)
@@ -60,7 +62,9 @@ def test_qwen2_5_7b_awq_weights_keep_embeddings_in_16_bit() -> None:
 
 
 def test_deepseek_v3_mla_kv_is_one_latent_replicated_on_every_rank() -> None:
-    settings, memory = setup("vllm serve deepseek-ai/DeepSeek-V3 -tp 8 --max-model-len 32768", "8xH200")
+    settings, memory = setup(
+        "vllm serve deepseek-ai/DeepSeek-V3 -tp 8 --max-model-len 32768", "8xH200"
+    )
     model = find_model("deepseek-ai/DeepSeek-V3")
     assert model is not None and model.is_mla
     est = estimate(model, settings, memory)
@@ -78,7 +82,9 @@ def test_kv_heads_are_replicated_when_tp_exceeds_them() -> None:
     model = find_model("meta-llama/Llama-3.1-70B-Instruct")
     assert model is not None
     for tp in (8, 16):
-        settings, memory = setup(f"vllm serve meta-llama/Llama-3.1-70B-Instruct -tp {tp}", f"{tp}xH100")
+        settings, memory = setup(
+            f"vllm serve meta-llama/Llama-3.1-70B-Instruct -tp {tp}", f"{tp}xH100"
+        )
         est = estimate(model, settings, memory)
         assert est is not None
         assert est.kv_bytes_per_token_per_gpu == 40_960
@@ -111,7 +117,8 @@ def test_kv_cache_memory_bytes_sets_the_budget_without_a_gpu() -> None:
     model = find_model("Qwen/Qwen2.5-0.5B-Instruct")
     assert model is not None
     settings, memory = setup(
-        "vllm serve Qwen/Qwen2.5-0.5B-Instruct --kv-cache-memory-bytes 1G --max-model-len 4096", None
+        "vllm serve Qwen/Qwen2.5-0.5B-Instruct --kv-cache-memory-bytes 1G --max-model-len 4096",
+        None,
     )
     est = estimate(model, settings, memory)
     assert est is not None

@@ -36,13 +36,16 @@ def test_seed_example_exits_1_with_the_finding(capsys: pytest.CaptureFixture[str
 
 def test_clean_command_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
-        ["check", "--gpus", "1xH100", "--lang", "en", "--", "vllm", "serve", "Qwen/Qwen3-8B"], capsys
+        ["check", "--gpus", "1xH100", "--lang", "en", "--", "vllm", "serve", "Qwen/Qwen3-8B"],
+        capsys,
     )
     assert code == 0
     assert out.startswith("Looks good")
 
 
-def test_json_output_is_one_object_with_the_contract_keys(capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_output_is_one_object_with_the_contract_keys(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     code, out, _ = run(["check", "--gpus", "2xA100-80GB", "--format", "json", "--", *SEED], capsys)
     assert code == 1
     doc = json.loads(out)
@@ -85,7 +88,9 @@ def test_command_from_file_and_stdin(tmp_path: Path, capsys: pytest.CaptureFixtu
     text = "$ vllm serve Qwen/Qwen2.5-7B-Instruct \\\n  --tensor-parallel-size 2 \\\n  --quantization awq\n"
     path = tmp_path / "cmd.txt"
     path.write_text("Code language: Bash (bash)\n" + text, encoding="utf-8")
-    code, out, _ = run(["check", "--gpus", "2xA100", "--format", "json", "--file", str(path)], capsys)
+    code, out, _ = run(
+        ["check", "--gpus", "2xA100", "--format", "json", "--file", str(path)], capsys
+    )
     assert code == 1
     assert json.loads(out)["findings"][0]["rule"] == "quant-on-unquantized"
     monkeypatch.setattr(sys, "stdin", io.StringIO(text))
@@ -95,7 +100,9 @@ def test_command_from_file_and_stdin(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 
 def test_command_as_one_quoted_word(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(["check", "--format", "json", "--gpus", "1xA100", "--", " ".join(SEED)], capsys)
+    code, out, _ = run(
+        ["check", "--format", "json", "--gpus", "1xA100", "--", " ".join(SEED)], capsys
+    )
     assert code == 1
     assert json.loads(out)["command"]["args"]["--quantization"] == "awq"
 

@@ -172,7 +172,7 @@ def test_seed_example_gets_quant_on_unquantized() -> None:
         "vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --quantization awq",
         "2xA100-80GB",
     )
-    errors = [f for f in report.errors]
+    errors = list(report.errors)
     assert [f.rule for f in errors] == ["quant-on-unquantized"]
     finding = errors[0]
     assert finding.flag == "--quantization"

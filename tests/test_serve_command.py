@@ -50,14 +50,14 @@ def test_api_server_module_form() -> None:
 def test_docker_form_takes_version_from_the_tag_and_gpus() -> None:
     cmd = parse_text(
         "docker run --runtime nvidia --gpus all -v ~/.cache/huggingface:/root/.cache/huggingface "
-        "-p 8000:8000 --ipc=host -e HF_TOKEN=x vllm/vllm-openai:v0.8.5 "
+        "-p 8000:8000 --ipc=host -e HF_HOME=/data vllm/vllm-openai:v0.8.5 "
         "--model Qwen/Qwen2.5-7B-Instruct --max-model-len 4096"
     )
     assert cmd.form == "docker"
     assert cmd.version == "0.8.5"
     assert cmd.image_tag == "v0.8.5"
     assert cmd.docker_gpus == "all"
-    assert cmd.env["HF_TOKEN"] == "x"
+    assert cmd.env["HF_HOME"] == "/data"
     assert cmd.model == "Qwen/Qwen2.5-7B-Instruct"
     assert cmd.integer("--max-model-len") == 4096
     assert cmd.prefix[-1] == "vllm/vllm-openai:v0.8.5"
@@ -127,7 +127,9 @@ def test_unicode_dashes_are_a_finding_not_a_crash(dash: str) -> None:
 
 
 def test_bool_with_value_records_the_intent() -> None:
-    cmd = parse_text("vllm serve m --enable-chunked-prefill=False --enforce-eager True", version="0.33.0")
+    cmd = parse_text(
+        "vllm serve m --enable-chunked-prefill=False --enforce-eager True", version="0.33.0"
+    )
     assert cmd.switch("--enable-chunked-prefill") is False
     assert cmd.switch("--enforce-eager") is True
     assert [i.kind for i in cmd.issues] == ["bool-flag-value", "bool-flag-value"]

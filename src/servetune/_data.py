@@ -9,7 +9,7 @@ from typing import Any
 
 
 @cache
-def load(name: str) -> Any:  # noqa: ANN401 - JSON documents are validated by their typed loaders
+def load(name: str) -> Any:
     """Parse `servetune/data/<name>` once per process."""
     text = resources.files("servetune").joinpath("data").joinpath(name).read_text(encoding="utf-8")
     return json.loads(text)

@@ -7,7 +7,6 @@ Flags, commands, rule ids, numbers and the error strings quoted from vLLM stay i
 can be matched against a log or pasted into a terminal as they are.
 """
 
-# ruff: noqa: RUF001
 # RUF001: the strings are Chinese prose; its full-width comma, colon, semicolon and parentheses
 # are the correct punctuation there, not confusable stand-ins for ASCII.
 

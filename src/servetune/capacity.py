@@ -60,7 +60,9 @@ def _mlp_params(m: ModelFacts) -> tuple[int, int]:
     moe_layers = layers - m.num_dense_layers
     dense = m.num_dense_layers * 3 * hidden * inter
     experts = moe_layers * (m.num_experts or 0) * 3 * hidden * expert_inter
-    shared = moe_layers * (m.num_shared_experts * 3 * hidden * expert_inter + hidden * (m.num_experts or 0))
+    shared = moe_layers * (
+        m.num_shared_experts * 3 * hidden * expert_inter + hidden * (m.num_experts or 0)
+    )
     return dense + shared, experts
 
 
@@ -178,7 +180,9 @@ def estimate(model: ModelFacts, settings: Settings, memory_gib: float | None) ->
     total_bytes, params = weight_bytes(model, settings)
     shards = settings.tensor_parallel_size * settings.pipeline_parallel_size
     weights = total_bytes / shards / GIB
-    per_token = _layers_per_gpu(model.num_layers, settings) * kv_bytes_per_token_layer(model, settings)
+    per_token = _layers_per_gpu(model.num_layers, settings) * kv_bytes_per_token_layer(
+        model, settings
+    )
     reserve = reserve_gib(model, settings)
     length = settings.max_model_len
     per_seq = kv_bytes_per_sequence(model, settings, length) if length else None

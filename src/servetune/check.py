@@ -29,7 +29,7 @@ class Finding:
 
 @dataclass(frozen=True)
 class CheckOptions:
-    """Everything `check` needs besides the command (one value per command, as the CLI builds it)."""
+    """Everything `check` needs besides the command (one value, as the CLI builds it)."""
 
     gpus: str | None = None  # --gpus SPEC; None: detect with NVML
     vllm_version: str | None = None
@@ -150,7 +150,9 @@ def _hardware(options: CheckOptions) -> hardware.Hardware | None:
 def check_command(command: ServeCommand, options: CheckOptions) -> Report:
     """Review an already parsed command: find the model and the hardware, then run the rules."""
     machine = _hardware(options)
-    facts = model.find_model(command.model, model_config=options.model_config, online=options.online)
+    facts = model.find_model(
+        command.model, model_config=options.model_config, online=options.online
+    )
     source = serve_command.version_source(options.vllm_version, command.image_tag)
     return review(
         command,
@@ -163,11 +165,15 @@ def check_command(command: ServeCommand, options: CheckOptions) -> Report:
 
 def check_text(text: str, options: CheckOptions) -> Report:
     """Review a command given as text (as pasted from a chat or a blog)."""
-    command = serve_command.parse_text(text, version=options.vllm_version, config_dir=options.config_dir)
+    command = serve_command.parse_text(
+        text, version=options.vllm_version, config_dir=options.config_dir
+    )
     return check_command(command, options)
 
 
 def check_argv(argv: Sequence[str], options: CheckOptions) -> Report:
     """Review a command given as argv words (`servetune check -- vllm serve ...`)."""
-    command = serve_command.parse_tokens(argv, version=options.vllm_version, config_dir=options.config_dir)
+    command = serve_command.parse_tokens(
+        argv, version=options.vllm_version, config_dir=options.config_dir
+    )
     return check_command(command, options)

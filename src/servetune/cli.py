@@ -75,8 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _common(check)
     check.add_argument("--gpus", metavar="SPEC", help="N, NAME or NxNAME, e.g. 2xA100-80GB")
-    check.add_argument("--model-config", metavar="PATH", type=Path, help="config.json or its folder")
-    check.add_argument("--online", action="store_true", help="fetch unknown configs from the HF Hub")
+    check.add_argument(
+        "--model-config", metavar="PATH", type=Path, help="config.json or its folder"
+    )
+    check.add_argument(
+        "--online", action="store_true", help="fetch unknown configs from the HF Hub"
+    )
     explain = sub.add_parser(
         "explain",
         help="explain every flag of a `vllm serve` command in plain words",

@@ -17,11 +17,16 @@ Explanation = tuple[str, str | None, str]  # (flag, value as written, meaning)
 _Explainer = Callable[[Report, str | None, Language], str]
 
 
-def _tp(report: Report, value: str | None, lang: Language) -> str:
+def _tp(report: Report, _value: str | None, lang: Language) -> str:
     s, model = report.settings, report.model
     tp = s.tensor_parallel_size
-    heads = f" {model.model_id} has {model.num_attention_heads} attention heads, so each GPU " \
-        f"computes {model.num_attention_heads // tp if model.num_attention_heads and model.num_attention_heads % tp == 0 else '?'} of them." if model and model.num_attention_heads else ""  # noqa: E501
+    heads_total = model.num_attention_heads if model else None
+    share = heads_total // tp if heads_total and heads_total % tp == 0 else "?"
+    heads = (
+        f" {model.model_id} has {heads_total} attention heads, so each GPU computes {share}."
+        if model and heads_total
+        else ""
+    )
     if lang == "zh-TW":
         heads_zh = (
             f"{model.model_id} 有 {model.num_attention_heads} 個注意力頭，TP 必須能整除它。"
@@ -41,7 +46,7 @@ def _tp(report: Report, value: str | None, lang: Language) -> str:
     )
 
 
-def _max_num_seqs(report: Report, value: str | None, lang: Language) -> str:
+def _max_num_seqs(report: Report, _value: str | None, lang: Language) -> str:
     s = report.settings
     default = s.defaults.get("--max-num-seqs")
     if lang == "zh-TW":
@@ -62,7 +67,7 @@ def _max_num_seqs(report: Report, value: str | None, lang: Language) -> str:
     )
 
 
-def _mbt(report: Report, value: str | None, lang: Language) -> str:
+def _mbt(report: Report, _value: str | None, lang: Language) -> str:
     s = report.settings
     mbt = s.max_num_batched_tokens
     chunked = s.chunked_prefill
@@ -99,7 +104,11 @@ def _quantization(report: Report, value: str | None, lang: Language) -> str:
     method = (value or "").lower()
     online = method.startswith("fp8") or method in ("bitsandbytes", "experts_int8")
     if lang == "zh-TW":
-        ckpt = f"這個 checkpoint 本身是 {quant.method} 量化的。" if quant else "這個 checkpoint 沒有量化設定。"
+        ckpt = (
+            f"這個 checkpoint 本身是 {quant.method} 量化的。"
+            if quant
+            else "這個 checkpoint 沒有量化設定。"
+        )
         how = (
             f"`{method}` 是「載入時即時量化」：把原本的權重在載入時轉成低精度。"
             if online
@@ -122,7 +131,7 @@ def _quantization(report: Report, value: str | None, lang: Language) -> str:
     return f"Weight quantization. {how} {ckpt}"
 
 
-def _dtype(report: Report, value: str | None, lang: Language) -> str:
+def _dtype(report: Report, _value: str | None, lang: Language) -> str:
     s = report.settings
     resolved = s.dtype or "?"
     if lang == "zh-TW":

@@ -61,10 +61,7 @@ def _key(text: str) -> str:
 @cache
 def gpu_table() -> tuple[GpuSpec, ...]:
     rows = _data.load("gpus.json")
-    return tuple(
-        GpuSpec(**{**row, "aliases": tuple(row["aliases"])})  # type: ignore[arg-type]
-        for row in rows
-    )
+    return tuple(GpuSpec(**{**row, "aliases": tuple(row["aliases"])}) for row in rows)
 
 
 @cache
@@ -84,8 +81,10 @@ def find_gpu(name: str) -> GpuSpec:
     names = [s.name for s in gpu_table()] + [a for s in gpu_table() for a in s.aliases]
     by_key = {_key(n): n for n in names}
     close = suggest(_key(name), by_key, cutoff=0.6)
-    hint = f"did you mean {by_key[close]}?" if close else "known GPUs: " + ", ".join(
-        sorted({s.name for s in gpu_table()})
+    hint = (
+        f"did you mean {by_key[close]}?"
+        if close
+        else "known GPUs: " + ", ".join(sorted({s.name for s in gpu_table()}))
     )
     raise HardwareError(f"unknown GPU name: {name!r}", hint)
 
@@ -103,7 +102,9 @@ def parse_gpus(text: str) -> Hardware:
         return Hardware(count, None, "--gpus")
     match = _SPEC.match(stripped)
     if match is None or not match.group(2):
-        raise HardwareError(f"cannot read --gpus {text!r}", "use N, NAME or NxNAME, e.g. 2xA100-80GB")
+        raise HardwareError(
+            f"cannot read --gpus {text!r}", "use N, NAME or NxNAME, e.g. 2xA100-80GB"
+        )
     count = int(match.group(1)) if match.group(1) else 1
     if count < 1:
         raise HardwareError("--gpus must name at least 1 GPU", "e.g. --gpus 2xA100-80GB")

@@ -138,8 +138,7 @@ EN: dict[str, Message] = {
         "any GPUs left over).",
     },
     "tp-heads-indivisible:kv": {
-        "title": "{model} has {kv_heads} KV heads; TP {tp} and {kv_heads} do not divide each "
-        "other",
+        "title": "{model} has {kv_heads} KV heads; TP {tp} and {kv_heads} do not divide each other",
         "why": "With grouped-query attention vLLM gives each GPU a whole number of KV heads, or "
         "replicates them when TP is larger. That needs KV heads and TP to divide one another; "
         "otherwise a worker fails with 'is not divisible by'.",
@@ -161,8 +160,7 @@ EN: dict[str, Message] = {
         "what memory does each need?",
     },
     "quant-method-mismatch": {
-        "title": "`--quantization {flag_method}` but {model} is quantized with "
-        "{checkpoint_method}",
+        "title": "`--quantization {flag_method}` but {model} is quantized with {checkpoint_method}",
         "why": "A quantized checkpoint can only be read with its own method. vLLM refuses to "
         "start ('Quantization method specified in the model config ({checkpoint_method}) does "
         "not match ...').",
@@ -250,8 +248,7 @@ EN: dict[str, Message] = {
         "vLLM rejects. Which of the two did you mean to change?",
     },
     "quant-memory-unused": {
-        "title": "Quantization freed memory for ~{fit} conversations, but --max-num-seqs is "
-        "{seqs}",
+        "title": "Quantization freed memory for ~{fit} conversations, but --max-num-seqs is {seqs}",
         "why": "The KV cache has room for about {kv_tokens} tokens: about {fit} concurrent "
         "{typical}-token conversations. --max-num-seqs caps the batch at {seqs}, so the memory "
         "quantization saved never turns into serving more users at once.",
@@ -307,8 +304,7 @@ EN: dict[str, Message] = {
         "why": "It is the fraction of each GPU's memory vLLM may use, not a percentage or GiB. "
         "vLLM rejects values outside (0, 1].",
         "fix": "Use a fraction such as 0.9.",
-        "ask_ai": "--gpu-memory-utilization must be a fraction between 0 and 1; did you mean "
-        "0.9?",
+        "ask_ai": "--gpu-memory-utilization must be a fraction between 0 and 1; did you mean 0.9?",
     },
     "enforce-eager": {
         "title": "--enforce-eager turns CUDA graphs off",

@@ -333,7 +333,7 @@ def _from_hub(model_id: str, timeout_s: float = 10.0) -> dict[str, object]:
     import urllib.request
 
     url = f"https://huggingface.co/{model_id}/resolve/main/config.json"
-    request = urllib.request.Request(url)  # noqa: S310 - fixed https URL
+    request = urllib.request.Request(url)
     if token := os.environ.get("HF_TOKEN"):
         request.add_header("Authorization", f"Bearer {token}")
     try:
@@ -351,13 +351,15 @@ def _from_hub(model_id: str, timeout_s: float = 10.0) -> dict[str, object]:
     return data
 
 
-def find_model(
+def find_model(  # noqa: PLR0911 - one return per source, in lookup order
     model_id: str | None, *, model_config: Path | None = None, online: bool = False
 ) -> ModelFacts | None:
     """Find and read the model's config; None when no source knows it (an unknown model)."""
     if model_config is not None:
         path = _config_in(model_config)
-        return model_facts(read_config_file(path), model_id or str(model_config), "model-config", str(path))
+        return model_facts(
+            read_config_file(path), model_id or str(model_config), "model-config", str(path)
+        )
     if model_id is None:
         return None
     local = Path(model_id).expanduser()

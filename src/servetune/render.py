@@ -188,7 +188,11 @@ def report_text(report: Report, *, colour: bool = False) -> str:
         lines += ["", _paint(labels["corrected"], "bold", colour)]
         lines += ["  " + ln for ln in report.corrected_command.splitlines()]
     if report.estimate is not None:
-        lines += ["", _paint(labels["capacity"], "bold", colour), *_estimate_lines(report.estimate, labels)]
+        lines += [
+            "",
+            _paint(labels["capacity"], "bold", colour),
+            *_estimate_lines(report.estimate, labels),
+        ]
     lines += ["", _paint(labels["settings"], "bold", colour), *_settings_lines(report, labels)]
     return "\n".join(lines) + "\n"
 

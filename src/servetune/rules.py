@@ -162,14 +162,18 @@ def missing_value(ctx: Context) -> Iterator[Hit]:
 def invalid_value(ctx: Context) -> Iterator[Hit]:
     for issue in ctx.command.issues:
         if issue.kind == "invalid-value":
-            yield Hit("invalid-value", issue.flag, {"token": issue.token, "value": issue.detail or ""})
+            yield Hit(
+                "invalid-value", issue.flag, {"token": issue.token, "value": issue.detail or ""}
+            )
 
 
 @rule("config-unreadable", "warning", "--config")
 def config_unreadable(ctx: Context) -> Iterator[Hit]:
     for issue in ctx.command.issues:
         if issue.kind == "config-unreadable":
-            yield Hit("config-unreadable", "--config", {"path": issue.token, "reason": issue.detail or ""})
+            yield Hit(
+                "config-unreadable", "--config", {"path": issue.token, "reason": issue.detail or ""}
+            )
 
 
 # --- parallelism ----------------------------------------------------------------------------
@@ -326,7 +330,9 @@ def quant_on_unquantized(ctx: Context) -> Iterator[Hit]:
     if method not in _CHECKPOINT_METHODS or method in _ONLINE_METHODS:
         return
     facts = _quant_facts(ctx) | {"family": _family(method).upper()}
-    yield Hit("quant-on-unquantized", "--quantization", facts, None, (Edit("--quantization", None),))
+    yield Hit(
+        "quant-on-unquantized", "--quantization", facts, None, (Edit("--quantization", None),)
+    )
 
 
 @rule("quant-method-mismatch", "error", "--quantization")
@@ -410,7 +416,11 @@ def dtype_unsupported_gpu(ctx: Context) -> Iterator[Hit]:
         return
     refused = ctx.model is not None and ctx.model.model_type in FLOAT16_REFUSED
     fix_dtype = "float32" if refused else "half"
-    facts: dict[str, Fact] = {"gpu": gpu.name, "have": gpu.compute_capability or "", "fix_dtype": fix_dtype}
+    facts: dict[str, Fact] = {
+        "gpu": gpu.name,
+        "have": gpu.compute_capability or "",
+        "fix_dtype": fix_dtype,
+    }
     yield Hit("dtype-unsupported-gpu", "--dtype", facts, None, (Edit("--dtype", fix_dtype),))
 
 
@@ -419,11 +429,17 @@ def dtype_unsupported_model(ctx: Context) -> Iterator[Hit]:
     model = ctx.model
     if model is None or ctx.settings.dtype_flag.lower() not in ("float16", "half"):
         return
-    if model.model_type not in FLOAT16_REFUSED or not version_at_least(ctx.command.version, "0.11.0"):
+    if model.model_type not in FLOAT16_REFUSED or not version_at_least(
+        ctx.command.version, "0.11.0"
+    ):
         return
     gpu = ctx.hardware.spec if ctx.hardware else None
     fix = "bfloat16" if gpu is None or (gpu.capability or 0) >= 80 else "float32"
-    facts: dict[str, Fact] = {"model_type": model.model_type or "", "model": model.model_id, "fix_dtype": fix}
+    facts: dict[str, Fact] = {
+        "model_type": model.model_type or "",
+        "model": model.model_id,
+        "fix_dtype": fix,
+    }
     yield Hit("dtype-unsupported-model", "--dtype", facts, None, (Edit("--dtype", fix),))
 
 
@@ -482,8 +498,15 @@ _TYPICAL_CONVERSATION = 2048  # tokens of prompt + answer assumed for quant-memo
 @rule("quant-memory-unused", "warning", "--max-num-seqs")
 def quant_memory_unused(ctx: Context) -> Iterator[Hit]:
     est, s, model = ctx.estimate, ctx.settings, ctx.model
-    quantized = (model is not None and model.quantization is not None) or s.quantization in _ONLINE_METHODS
-    if est is None or est.kv_cache_tokens is None or not quantized or "--max-num-seqs" in s.user_set:
+    quantized = (
+        model is not None and model.quantization is not None
+    ) or s.quantization in _ONLINE_METHODS
+    if (
+        est is None
+        or est.kv_cache_tokens is None
+        or not quantized
+        or "--max-num-seqs" in s.user_set
+    ):
         return
     typical = min(_TYPICAL_CONVERSATION, s.max_model_len or _TYPICAL_CONVERSATION)
     fit = est.kv_cache_tokens // typical
@@ -498,7 +521,13 @@ def quant_memory_unused(ctx: Context) -> Iterator[Hit]:
         "suggested": suggested,
         "machine": ctx.machine(),
     }
-    yield Hit("quant-memory-unused", "--max-num-seqs", facts, None, (Edit("--max-num-seqs", str(suggested)),))
+    yield Hit(
+        "quant-memory-unused",
+        "--max-num-seqs",
+        facts,
+        None,
+        (Edit("--max-num-seqs", str(suggested)),),
+    )
 
 
 # --- memory ---------------------------------------------------------------------------------
@@ -508,7 +537,12 @@ def quant_memory_unused(ctx: Context) -> Iterator[Hit]:
 def model_len_exceeds_model(ctx: Context) -> Iterator[Hit]:
     asked = ctx.command.integer("--max-model-len")
     model = ctx.model
-    if asked is None or model is None or model.max_model_len is None or asked <= model.max_model_len:
+    if (
+        asked is None
+        or model is None
+        or model.max_model_len is None
+        or asked <= model.max_model_len
+    ):
         return
     if ctx.command.env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN") == "1":
         return
@@ -549,7 +583,12 @@ def weights_dont_fit(ctx: Context) -> Iterator[Hit]:
 @rule("kv-cache-too-small", "error", "--max-model-len")
 def kv_cache_too_small(ctx: Context) -> Iterator[Hit]:
     est, s = ctx.estimate, ctx.settings
-    if est is None or est.kv_cache_tokens is None or s.max_model_len is None or s.max_model_len_auto:
+    if (
+        est is None
+        or est.kv_cache_tokens is None
+        or s.max_model_len is None
+        or s.max_model_len_auto
+    ):
         return
     if est.budget_gib_per_gpu is not None and est.weights_gib_per_gpu > est.budget_gib_per_gpu:
         return  # weights-dont-fit already says it, louder

@@ -1,10 +1,11 @@
 """Turn a `vllm serve` command, in any of the forms people paste, into a `ServeCommand`.
 
 Forms understood: `vllm serve MODEL ...`, `vllm serve --model MODEL ...`,
-`python -m vllm.entrypoints.openai.api_server --model MODEL ...`, `docker run ... vllm/vllm-openai[:tag]
-...`, with `--config file.yaml` merged in (the command line wins). Text may carry `\\` continuations,
-shell prompts and blog debris around the command. Problems that vLLM itself would reject (unknown or
-removed flags, a Unicode dash) are recorded as `ParseIssue`s for the rules to report, never raised.
+`python -m vllm.entrypoints.openai.api_server --model MODEL ...`,
+`docker run ... vllm/vllm-openai[:tag] ...`, with `--config file.yaml` merged in (the command line
+wins). Text may carry `\\` continuations, shell prompts and blog debris around the command.
+Problems that vLLM itself would reject (unknown or removed flags, a Unicode dash) are recorded as
+`ParseIssue`s for the rules to report, never raised.
 """
 
 from __future__ import annotations
@@ -245,9 +246,9 @@ def _locate(tokens: Sequence[str]) -> _Located:
     words, env = _strip_leading(_cut_at_shell_operators(tokens))
     if len(words) >= 2 and Path(words[0]).name == "vllm" and words[1] == "serve":
         return _Located("vllm-serve", tuple(words[:2]), tuple(words[2:]), env, None, None)
-    if len(words) >= 3 and Path(words[0]).name.startswith("python") and words[1] == "-m":
-        if words[2] in _API_SERVER_MODULES:
-            return _Located("api-server", tuple(words[:3]), tuple(words[3:]), env, None, None)
+    is_python = len(words) >= 3 and Path(words[0]).name.startswith("python")
+    if is_python and words[1] == "-m" and words[2] in _API_SERVER_MODULES:
+        return _Located("api-server", tuple(words[:3]), tuple(words[3:]), env, None, None)
     if len(words) >= 2 and Path(words[0]).name == "docker" and words[1] == "run":
         return _locate_docker(list(words), env)
     if words and Path(words[0]).name == "vllm":
@@ -315,7 +316,9 @@ def _check_value(builder: _Builder, spec: vllm_flags.FlagSpec, value: str, token
     if spec.choices and value not in spec.choices:
         bad = True
     if bad:
-        builder.issues.append(ParseIssue("invalid-value", f"{token} {value}", spec.canonical, value))
+        builder.issues.append(
+            ParseIssue("invalid-value", f"{token} {value}", spec.canonical, value)
+        )
 
 
 def _take_value(
@@ -329,6 +332,7 @@ def _take_value(
 
 def _read_known(
     builder: _Builder,
+    *,
     lookup: vllm_flags.Lookup,
     tokens: Sequence[str],
     index: int,
@@ -422,7 +426,9 @@ def _read_args(builder: _Builder, tokens: Sequence[str], allow_positional: bool)
         if lookup is None:
             index = _read_unknown(builder, tokens, index, name, value)
         else:
-            index = _read_known(builder, lookup, tokens, index, name, value)
+            index = _read_known(
+                builder, lookup=lookup, tokens=tokens, index=index, token=name, inline=value
+            )
 
 
 # --- `--config file.yaml` --------------------------------------------------------------------
@@ -560,4 +566,3 @@ def render(command: ServeCommand, args: Mapping[str, ArgValue], order: Sequence[
         else:
             parts.append(f"{flag} {shlex.quote(value)}")
     return " \\\n  ".join(parts)
-

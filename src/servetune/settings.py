@@ -91,7 +91,7 @@ def _chunked_prefill(command: ServeCommand, max_model_len: int | None) -> tuple[
     return True, "on by default for generative models"
 
 
-def resolve_dtype(
+def resolve_dtype(  # noqa: PLR0911 - one return per row of vLLM's auto-dtype decision table
     command: ServeCommand, model: ModelFacts | None, gpu: GpuSpec | None
 ) -> tuple[Dtype | None, str | None]:
     """The compute dtype vLLM will use, and a note when `auto` chose it."""

@@ -42,7 +42,8 @@ _OLD_SWITCHES = frozenset(
     }
 )
 
-# What to use instead of a removed flag; None means "just drop it: the behaviour is gone or default".
+# What to use instead of a removed flag; None: just drop it (the behaviour is gone or default).
+_SPECULATIVE = '--speculative-config \'{"model": ..., "num_speculative_tokens": N}\''
 REPLACEMENTS: dict[str, str | None] = {
     "--engine-use-ray": "--distributed-executor-backend ray",
     "--worker-use-ray": "--distributed-executor-backend ray",
@@ -61,10 +62,10 @@ REPLACEMENTS: dict[str, str | None] = {
     "--num-lookahead-slots": None,
     "--override-neuron-config": None,
     "--device": None,
-    "--speculative-model": "--speculative-config '{\"model\": ..., \"num_speculative_tokens\": N}'",
-    "--num-speculative-tokens": "--speculative-config '{\"model\": ..., \"num_speculative_tokens\": N}'",
-    "--ngram-prompt-lookup-max": "--speculative-config '{\"method\": \"ngram\", ...}'",
-    "--ngram-prompt-lookup-min": "--speculative-config '{\"method\": \"ngram\", ...}'",
+    "--speculative-model": _SPECULATIVE,
+    "--num-speculative-tokens": _SPECULATIVE,
+    "--ngram-prompt-lookup-max": '--speculative-config \'{"method": "ngram", ...}\'',
+    "--ngram-prompt-lookup-min": '--speculative-config \'{"method": "ngram", ...}\'',
     "--spec-decoding-acceptance-method": None,
     "--guided-decoding-backend": "--structured-outputs-config.backend NAME",
     "--enable-reasoning": "--reasoning-parser NAME (alone)",
