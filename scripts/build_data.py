@@ -90,6 +90,12 @@ SUPPLEMENTS: dict[str, dict[str, object]] = {
     "Qwen/Qwen2.5-32B-Instruct": {"tie_word_embeddings": False},
     "Qwen/Qwen2.5-72B-Instruct-AWQ": {"torch_dtype": "float16"},
     "Qwen/Qwen3-32B-AWQ": {"torch_dtype": "float16"},
+    "mistralai/Mistral-Small-24B-Instruct-2501": {
+        "architectures": ["MistralForCausalLM"],
+        "model_type": "mistral",
+        "torch_dtype": "bfloat16",
+        "tie_word_embeddings": False,
+    },
     "google/gemma-3-12b-it": {
         "architectures": ["Gemma3ForConditionalGeneration"],
         "model_type": "gemma3",
