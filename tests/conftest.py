@@ -20,7 +20,7 @@ if _TESTS_DIR not in sys.path:  # `import vllm_cpu` works under any pytest impor
 @pytest.fixture(scope="session")
 def vllm_cpu() -> None:
     """Require the real vLLM CPU venv and the tiny model (scripts/setup-vllm-cpu.sh)."""
-    import vllm_cpu as harness  # noqa: PLC0415
+    import vllm_cpu as harness
 
     reason = harness.available()
     if reason is None:

@@ -11,6 +11,7 @@ import urllib.request
 from typing import Any
 
 import pytest
+
 from vllm_cpu import (
     MAX_MODEL_LEN,
     SERVED_MODEL_NAME,
@@ -79,7 +80,9 @@ def test_tiny_server_serves_and_leaves_nothing_behind() -> None:
         assert len(usage) == 1, chunks
         assert usage[0]["completion_tokens"] == 8
         assert usage[0]["prompt_tokens"] > 0
-        assert any(c["choices"] and c["choices"][0].get("finish_reason") == "length" for c in chunks)
+        assert any(
+            c["choices"] and c["choices"][0].get("finish_reason") == "length" for c in chunks
+        )
         assert "Application startup complete" in srv.log_text()
 
     assert srv.returncode == 0, srv.log_text()[-3000:]
