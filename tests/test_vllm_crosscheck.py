@@ -86,9 +86,13 @@ def test_check_predicts_a_failed_start(
 
 
 def test_kv_cache_too_small_and_the_length_that_fits() -> None:
-    # 200,000 bytes of KV cache at 512 B per token (2 layers x 2 x 2 KV heads x 32 dims x bf16)
-    # holds 390 tokens; in whole blocks vLLM and check both say 384, below max-model-len 1024.
-    args = [*vllm_cpu.base_serve_args(vllm_cpu.free_port()), "--kv-cache-memory-bytes", "200000"]
+    # 200,000 bytes of KV cache at 512 B per token (2 layers x 2 x 2 KV heads x 32 dims x bf16),
+    # in blocks of 128 tokens (vLLM's CPU default, named so check uses it too) of 65,536 B:
+    # 3 blocks, one held back as the null block, so 2 x 128 = 256 tokens fit, below 1024.
+    args = [
+        *vllm_cpu.base_serve_args(vllm_cpu.free_port()),
+        *("--kv-cache-memory-bytes", "200000", "--block-size", "128"),
+    ]
     report = predicted(args)
     assert "kv-cache-too-small" in error_rules(report)
     assert report.estimate is not None
@@ -97,7 +101,7 @@ def test_kv_cache_too_small_and_the_length_that_fits() -> None:
     assert outcome.returncode not in (0, None), vllm_cpu.tail(outcome.log)
     match = re.search(r"the estimated maximum model length is (\d+)", outcome.log)
     assert match is not None, vllm_cpu.tail(outcome.log)
-    assert fits == int(match.group(1))
+    assert fits == int(match.group(1)) == 256
 
 
 def test_clean_command_starts_with_the_estimated_kv_cache() -> None:

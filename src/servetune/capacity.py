@@ -202,7 +202,10 @@ def estimate(model: ModelFacts, settings: Settings, memory_gib: float | None) ->
         else:
             tokens = int(kv_bytes // (per_token * block)) * block
             concurrency = tokens / length if length else None
-        fits = _longest_fitting(model, settings, int(kv_bytes)) if length else None
+        # vLLM's block pool holds one block back (the null block); its admission check plans
+        # against the rest (vllm/v1/core/kv_cache_utils.py, 0.32: "Reserve the null block").
+        usable = int(kv_bytes) - per_token * block
+        fits = _longest_fitting(model, settings, usable) if length else None
     return Estimate(
         params=params,
         weights_gib_per_gpu=weights,
