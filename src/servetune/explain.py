@@ -12,6 +12,7 @@ from collections.abc import Callable
 from servetune import vllm_flags
 from servetune.check import Report
 from servetune.messages import Language
+from servetune.settings import batch_defaults
 
 Explanation = tuple[str, str | None, str]  # (flag, value as written, meaning)
 _Explainer = Callable[[Report, str | None, Language], str]
@@ -38,26 +39,44 @@ def _tp(report: Report, _value: str | None, lang: Language) -> str:
             f"每張 GPU 只放 1/{tp} 的權重，省下的記憶體變成 KV cache。GPU 之間每層都要同步，"
             f"所以 TP 通常等於一台機器上的 GPU 數，不跨機器。{heads_zh}預設值是 1。"
         )
+    if tp == 1:
+        return (
+            "Tensor parallelism 1: the whole model runs on one GPU (the default). A larger value "
+            "splits every layer across that many GPUs, each holding a share of the weights, so "
+            "more memory is left for the KV cache; it usually equals the GPUs in one machine."
+        )
     return (
-        f"Tensor parallelism: each layer of the model is split across {tp} GPU(s) that work on "
+        f"Tensor parallelism: each layer of the model is split across {tp} GPUs that work on "
         f"every token together. Each GPU holds 1/{tp} of the weights, and the memory this frees "
         f"becomes KV cache.{heads} The GPUs synchronise on every layer, so TP usually equals "
         "the number of GPUs in one machine (fast NVLink), not more. Default: 1."
     )
 
 
+def _vllm_defaults(report: Report) -> tuple[int, int]:
+    """(max_num_batched_tokens, max_num_seqs) vLLM would pick here without the flags."""
+    gpu = report.hardware.spec if report.hardware else None
+    mbt, seqs, _ = batch_defaults(report.command.version, gpu)
+    return mbt, seqs
+
+
 def _max_num_seqs(report: Report, _value: str | None, lang: Language) -> str:
     s = report.settings
     default = s.defaults.get("--max-num-seqs")
+    _, vllm_default = _vllm_defaults(report)
     if lang == "zh-TW":
-        note = "（這是 vLLM 依版本與 GPU 選的預設值）" if default else ""
+        note = (
+            "（這是 vLLM 依版本與 GPU 選的預設值）"
+            if default
+            else f"（取代 vLLM 在這裡的預設值 {vllm_default}）"
+        )
         return (
             f"同時服務的請求上限 = {s.max_num_seqs}{note}。連續批次處理就像共乘計程車："
             f"這是車上最多能坐幾個人。再多的請求只能排隊等，首字延遲（TTFT）會變長；"
             "坐得越滿，總吞吐量越高，但每個人的出字速度（TPOT）會變慢一些。"
             "能坐多少還受 KV cache 大小限制：位子夠但記憶體不夠時，vLLM 會把請求搶佔（preempt）。"
         )
-    note = f" ({default})" if default else ""
+    note = f" ({default})" if default else f" (replacing vLLM's default here, {vllm_default})"
     return (
         f"At most {s.max_num_seqs} requests are decoded together in one batch{note}. "
         "Continuous batching is a shared taxi: this is how many seats it has. Requests beyond "
@@ -71,14 +90,20 @@ def _mbt(report: Report, _value: str | None, lang: Language) -> str:
     s = report.settings
     mbt = s.max_num_batched_tokens
     chunked = s.chunked_prefill
+    vllm_default, _ = _vllm_defaults(report)
+    user_set = "--max-num-batched-tokens" in s.user_set
     if lang == "zh-TW":
         mode = (
             "因為開著分段預填（chunked prefill），長的 prompt 會被切成多段，跨好幾步讀完。"
             if chunked
             else "分段預填關著，所以一整個 prompt 必須塞得進一步，這個值不能小於 max-model-len。"
         )
+        replaced = (
+            f"（取代 vLLM 在這裡的預設值 {vllm_default}）" if user_set else "（vLLM 的預設值）"
+        )
         return (
-            f"每一步（一次 GPU 前向計算）最多處理 {mbt} 個 token，所有正在跑的請求共用這個預算："
+            f"每一步（一次 GPU 前向計算）最多處理 {mbt} 個 token{replaced}，"
+            "所有正在跑的請求共用這個預算："
             f"每個在解碼的請求佔 1 個，剩下的給新請求讀 prompt（prefill）。{mode}"
             "設太小，GPU 吃不飽、首字延遲變長卻不會報錯；設大一點，prefill 更快，"
             "但每一步變長，正在出字的人會卡一下。"
@@ -89,9 +114,12 @@ def _mbt(report: Report, _value: str | None, lang: Language) -> str:
         else "Chunked prefill is off, so a whole prompt must fit in one step: this must be at "
         "least max-model-len."
     )
+    replaced = (
+        f" (replacing vLLM's default here, {vllm_default})" if user_set else " (vLLM's default)"
+    )
     return (
-        f"Token budget of one scheduler step (one forward pass): at most {mbt} tokens, shared by "
-        "all running requests. Each decoding request takes 1; the rest reads new prompts "
+        f"Token budget of one scheduler step (one forward pass): at most {mbt} tokens{replaced}, "
+        "shared by all running requests. Each decoding request takes 1; the rest reads new prompts "
         f"(prefill). {mode} Too small starves the GPU and raises time to first token with no "
         "error anywhere; larger speeds up prefill but makes each step longer, so users who "
         "are mid-answer see small stalls."
