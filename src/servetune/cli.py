@@ -90,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--gpus", metavar="SPEC", help="N, NAME or NxNAME, e.g. 2xA100-80GB")
     explain.add_argument("--model-config", metavar="PATH", type=Path)
     explain.add_argument("--online", action="store_true")
+    from servetune import cli_bench
+
+    cli_bench.add_parser(sub)
     return parser
 
 
@@ -145,6 +148,12 @@ def _report(ns: argparse.Namespace, command: list[str] | None, stdin: TextIO) ->
 def _run(argv: Sequence[str], stdout: TextIO, stdin: TextIO) -> int:
     own, command = _split(argv)
     ns = build_parser().parse_args(own)
+    if ns.command == "bench":
+        from servetune import cli_bench
+
+        if command:
+            raise UsageError("bench takes no command after `--`", "see `servetune bench --help`")
+        return cli_bench.run(ns, stdout)
     from servetune import render
     from servetune.check import Report
 

@@ -303,3 +303,93 @@ def explanations_text(items: Sequence[tuple[str, str | None, str]]) -> str:
         lines.append(head)
         lines += _wrap(meaning, "    ")
     return "\n".join(lines) + "\n"
+
+
+# --- bench ----------------------------------------------------------------------------------
+
+
+def _row(label: str, value: object, digits: int = 2) -> str:
+    if value is None:
+        shown = "n/a"
+    elif isinstance(value, float):
+        shown = f"{value:.{digits}f}"
+    else:
+        shown = str(value)
+    return f"{label:<40}{shown:>10}"
+
+
+def _latency_rows(doc: dict[str, Any], name: str, title: str, label: str) -> list[str]:
+    lines = [f"{title:-^50}"]
+    lines.append(_row(f"Mean {label} (ms):", doc.get(f"mean_{name}_ms")))
+    lines.append(_row(f"Median {label} (ms):", doc.get(f"median_{name}_ms")))
+    for p in (90, 95, 99):
+        lines.append(_row(f"P{p} {label} (ms):", doc.get(f"p{p}_{name}_ms")))
+    return lines
+
+
+def bench_text(doc: dict[str, Any], path: str | None) -> str:
+    """The final table, laid out like `vllm bench serve`'s, then servetune's own checks."""
+    block = doc["servetune"]
+    lines = [f"{' Serving Benchmark Result ':=^50}"]
+    if block.get("partial"):
+        lines.append("PARTIAL RESULT: the run was interrupted")
+    lines += [
+        _row("Successful requests:", doc["completed"]),
+        _row("Failed requests:", doc["failed"]),
+        _row("Benchmark duration (s):", doc["duration"]),
+        _row("Total input tokens:", doc["total_input_tokens"]),
+        _row("Total generated tokens:", doc["total_output_tokens"]),
+        _row("Request throughput (req/s):", doc["request_throughput"]),
+    ]
+    if doc.get("request_goodput") is not None:
+        lines.append(_row("Request goodput (req/s):", doc["request_goodput"]))
+    lines += [
+        _row("Output token throughput (tok/s):", doc["output_throughput"]),
+        _row("Peak output token throughput (tok/s):", doc["max_output_tokens_per_s"]),
+        _row("Peak concurrent requests:", doc["max_concurrent_requests"]),
+        _row("Total token throughput (tok/s):", doc["total_token_throughput"]),
+    ]
+    lines += _latency_rows(doc, "ttft", "Time to First Token", "TTFT")
+    lines += _latency_rows(doc, "tpot", "Time per Output Token (excl. 1st token)", "TPOT")
+    lines += _latency_rows(doc, "itl", "Inter-token Latency", "ITL")
+    lines += _latency_rows(doc, "e2el", "End-to-end Latency", "E2EL")
+    lines.append("=" * 50)
+    lines += _bench_notes(block)
+    if path:
+        lines.append(f"Result written to {path}")
+    return "\n".join(lines) + "\n"
+
+
+def _bench_notes(block: dict[str, Any]) -> list[str]:
+    notes: list[str] = []
+    if block.get("errors_by_kind"):
+        kinds = ", ".join(f"{k} {v}" for k, v in sorted(block["errors_by_kind"].items()))
+        notes.append(f"Errors by kind: {kinds}")
+    client = block["client"]
+    lag = client["send_lag_s"]["percentiles"].get("99")
+    if lag is not None:
+        notes.append(f"Client send lag p99: {lag * 1000:.2f} ms")
+    if client["saturated"]:
+        notes += _wrap(
+            "WARNING: the client itself fell behind its schedule (send lag p99 over "
+            f"{client['lag_limit_s'] * 1000:g} ms); latencies include its own delay. Lower the "
+            "rate or run the client on a less busy machine.",
+            "",
+        )
+    goodput = block.get("goodput")
+    if goodput and goodput.get("good_share") is not None:
+        notes.append(f"Requests meeting the SLOs: {goodput['good_share'] * 100:.1f}%")
+    server = block["server_metrics"]
+    if server.get("summary"):
+        s = server["summary"]
+        kv = s["peak_kv_cache_usage"]
+        notes.append(
+            f"Server: peak running {_num(s['peak_running'])}, peak waiting "
+            f"{_num(s['peak_waiting'])}, peak KV cache {'n/a' if kv is None else f'{kv:.0%}'}, "
+            f"preemptions {_num(s['preemptions'])}"
+        )
+    return notes
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:g}"
