@@ -16,6 +16,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -113,6 +114,33 @@ def _die_with_parent() -> None:
         ctypes.CDLL(libc_name, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
+# A tiny guard process: when servetune disappears (even by SIGKILL), it stops vLLM's group.
+# The parent-death signal alone is not enough: vLLM's API server ignores SIGTERM while it waits
+# for its engine to start (measured on the 0.32 CPU build), and the engine has no such signal.
+_WATCHDOG = """
+import os, signal, sys, time
+parent, pgid, grace = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+def alive():
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+while alive() and os.getppid() == parent:
+    time.sleep(0.5)
+if alive():
+    os.killpg(pgid, signal.SIGTERM)
+    end = time.monotonic() + grace
+    while alive() and time.monotonic() < end:
+        time.sleep(0.2)
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+"""
+
 Outcome = Literal["ready", "exited", "fatal", "timeout", "interrupted"]
 
 
@@ -126,6 +154,7 @@ class ManagedServer:
     port: int
     env: dict[str, str] | None = None
     process: subprocess.Popen[bytes] | None = None
+    watchdog: subprocess.Popen[bytes] | None = None
     _offset: int = 0
     _seen: list[str] = field(default_factory=list)
 
@@ -142,12 +171,21 @@ class ManagedServer:
                 preexec_fn=_die_with_parent,  # noqa: PLW1509 - only prctl, no locks taken
                 env=self.env,
             )
+        self.watchdog = subprocess.Popen(
+            [sys.executable, "-c", _WATCHDOG, str(os.getpid()), str(self.process.pid), "10"],
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # outlives a kill of servetune's own process group
+        )
 
     @property
     def pid(self) -> int:
         if self.process is None:
             raise RuntimeError("the server is not started")
         return self.process.pid
+
+    def poll(self) -> int | None:
+        """The exit code once the server process has ended, else None."""
+        return None if self.process is None else self.process.poll()
 
     def new_lines(self) -> list[str]:
         """Complete log lines written since the last call."""
@@ -235,6 +273,9 @@ class ManagedServer:
         if not _group_gone(pgid, grace_s):
             _signal_group(pgid, signal.SIGKILL)
             _group_gone(pgid, 5.0)
+        if self.watchdog is not None and self.watchdog.poll() is None:
+            self.watchdog.kill()
+            self.watchdog.wait()
         return proc.returncode
 
 
