@@ -90,9 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--gpus", metavar="SPEC", help="N, NAME or NxNAME, e.g. 2xA100-80GB")
     explain.add_argument("--model-config", metavar="PATH", type=Path)
     explain.add_argument("--online", action="store_true")
-    from servetune import cli_bench
+    from servetune import cli_bench, cli_serve
 
     cli_bench.add_parser(sub)
+    cli_serve.add_parsers(sub, _common)
     return parser
 
 
@@ -110,6 +111,12 @@ def _read_text(path: str, stdin: TextIO) -> str:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read {path}: {exc}", "check the path given to --file") from exc
+
+
+def _language_of(ns: argparse.Namespace) -> Language:
+    if ns.lang is None:
+        return default_language()
+    return ns.lang if isinstance(ns.lang, str) and ns.lang in LANGUAGES else _language(str(ns.lang))
 
 
 def _options(ns: argparse.Namespace) -> object:
@@ -148,17 +155,32 @@ def _report(ns: argparse.Namespace, command: list[str] | None, stdin: TextIO) ->
 def _run(argv: Sequence[str], stdout: TextIO, stdin: TextIO) -> int:
     own, command = _split(argv)
     ns = build_parser().parse_args(own)
+    if ns.command == "compare":
+        from servetune import cli_serve
+
+        return cli_serve.run_compare(ns, stdout)
+    if ns.command in ("bench", "doctor") and command:
+        raise UsageError(
+            f"{ns.command} takes no command after `--`", f"see `servetune {ns.command} --help`"
+        )
     if ns.command == "bench":
         from servetune import cli_bench
 
-        if command:
-            raise UsageError("bench takes no command after `--`", "see `servetune bench --help`")
         return cli_bench.run(ns, stdout)
+    if ns.command == "doctor":
+        from servetune import cli_serve
+
+        return cli_serve.run_doctor(ns, stdout, _language_of(ns))
     from servetune import render
     from servetune.check import Report
 
     report = _report(ns, command, stdin)
     assert isinstance(report, Report)  # noqa: S101 - narrowing our own value
+    if ns.command in ("serve", "accept"):
+        from servetune import cli_serve
+
+        run = cli_serve.run_serve if ns.command == "serve" else cli_serve.run_accept
+        return run(ns, report, stdout)
     if ns.command == "explain":
         from servetune.explain import explain
 
