@@ -12,6 +12,7 @@ import re
 import pytest
 
 from servetune.check import CheckOptions, Report, check_argv
+from servetune.doctor import diagnose
 
 import vllm_cpu
 
@@ -83,6 +84,10 @@ def test_check_predicts_a_failed_start(
     assert not outcome.became_ready, vllm_cpu.tail(outcome.log)
     assert outcome.returncode == exit_code, vllm_cpu.tail(outcome.log)
     assert message in outcome.log, vllm_cpu.tail(outcome.log)
+    # The doctor reads the same real log and names the same cause.
+    doctor = diagnose(outcome.log)
+    assert doctor.status == "failed"
+    assert rule in [d.id for d in doctor.diagnoses], doctor.to_json()
 
 
 def test_kv_cache_too_small_and_the_length_that_fits() -> None:
@@ -102,6 +107,9 @@ def test_kv_cache_too_small_and_the_length_that_fits() -> None:
     match = re.search(r"the estimated maximum model length is (\d+)", outcome.log)
     assert match is not None, vllm_cpu.tail(outcome.log)
     assert fits == int(match.group(1)) == 256
+    doctor = diagnose(outcome.log)
+    assert doctor.diagnoses[0].id == "kv-cache-too-small"
+    assert "--max-model-len 256" in doctor.diagnoses[0].fix
 
 
 def test_clean_command_starts_with_the_estimated_kv_cache() -> None:
@@ -117,3 +125,8 @@ def test_clean_command_starts_with_the_estimated_kv_cache() -> None:
     # 268,435,456 bytes / 512 B per token = 524,288 tokens, exactly what vLLM reports.
     assert report.estimate.kv_cache_tokens == int(match.group(1).replace(",", ""))
     assert report.estimate.kv_bytes_per_token_per_gpu == 512
+    doctor = diagnose(outcome.log)
+    assert doctor.status == "ready"
+    assert doctor.reported.kv_cache_tokens == report.estimate.kv_cache_tokens
+    assert doctor.reported.vllm_version is not None
+    assert doctor.reported.vllm_version.startswith("0.32.0")
