@@ -271,3 +271,25 @@ def test_ctrl_c_writes_a_partial_result(tmp_path: Path) -> None:
     assert doc["servetune"]["partial"] is True
     assert "PARTIAL" in stdout.decode()
     assert doc["completed"] + doc["failed"] >= 1
+
+
+def test_a_busy_client_sees_its_own_lag(stub: ThreadedStub) -> None:
+    """Block the client's event loop now and then: the send lag must show it."""
+    spec = WorkloadSpec(num_prompts=40, random_input_len=8, random_output_len=2)
+    config = BenchConfig(base_url=stub.base_url, model="stub", workload=spec,
+                         request_rate=100.0, burstiness=math.inf)  # fmt: skip
+
+    async def scenario() -> BenchRun:
+        async def hog() -> None:
+            for _ in range(15):
+                time.sleep(0.03)  # a synchronous stall, as an overloaded client has
+                await asyncio.sleep(0.01)
+
+        hogger = asyncio.create_task(hog())
+        run = await run_bench(config)
+        await hogger
+        return run
+
+    summary = summarize(asyncio.run(scenario()))
+    assert summary.send_lag.percentiles[99] > 0.005
+    assert summary.client_saturated

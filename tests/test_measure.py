@@ -215,3 +215,50 @@ def test_write_atomic(tmp_path: Path) -> None:
         write_atomic(path, {"a": math.nan})
     assert json.loads(path.read_text(encoding="utf-8")) == {"a": 1}  # the old file is intact
     assert [p.name for p in path.parent.iterdir()] == ["r.json"]
+
+
+def test_chunked_decoder_at_every_split() -> None:
+    from servetune.client import ChunkedDecoder
+
+    body = b"data: one\n\n" * 3 + b"x" * 300
+    wire = b""
+    for start in range(0, len(body), 37):
+        piece = body[start : start + 37]
+        wire += f"{len(piece):x};ext=1\r\n".encode() + piece + b"\r\n"
+    wire += b"0\r\n\r\n"
+    for split in (1, 2, 5, 64, len(wire)):
+        decoder = ChunkedDecoder()
+        out = b"".join(decoder.feed(wire[i : i + split]) for i in range(0, len(wire), split))
+        assert out == body
+        assert decoder.done and decoder.clean_end
+
+
+def test_chunked_decoder_rejects_a_bad_size() -> None:
+    from servetune.client import ChunkedDecoder, RequestFailed
+
+    with pytest.raises(RequestFailed) as info:
+        ChunkedDecoder().feed(b"zz\r\nhello\r\n")
+    assert info.value.kind == "malformed"
+
+
+@pytest.mark.parametrize(
+    ("payload", "expected"),
+    [
+        (COMPLETION[6:-2], True),
+        (CHAT[6:-2], True),
+        (ROLE[6:-2], False),
+        (b'{"choices":[{"index":0,"text":"","finish_reason":"length"}]}', False),
+        (b'{"choices":[{"index":0,"text":"\\"q\\""}]}', True),
+        (USAGE[6:-2], None),  # usage needs the full parse
+        (b'{"choices":[{"delta":{"reasoning_content":"hm"}}]}', None),
+        (b'{"choices": [{"text": " spaced"}]}', None),  # other spacing: parse it
+        (b"{not json", None),  # malformed: the full parse raises
+        (b'{"error":{"message":"x"}}', None),
+    ],
+)
+def test_quick_content_agrees_with_the_full_parse(payload: bytes, expected: bool | None) -> None:
+    from servetune.stream import quick_content
+
+    assert quick_content(payload) is expected
+    if expected is not None:
+        assert bool(read_event(payload).content) is expected

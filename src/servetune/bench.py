@@ -20,7 +20,7 @@ from typing import Any, Literal
 from servetune import schedule, server_metrics, workload
 from servetune.client import ClientLimits, Endpoint, HttpClient, RequestFailed, json_body
 from servetune.errors import UsageError
-from servetune.stream import MalformedStream, SseParser, read_event
+from servetune.stream import Event, MalformedStream, SseParser, quick_content, read_event
 from servetune.workload import Prompt, WorkloadSpec
 
 EndpointPath = Literal["/v1/completions", "/v1/chat/completions"]
@@ -92,10 +92,11 @@ class RequestRecord:
     scheduled_s: float
     input_len: int | None  # tokens requested (random dataset) or None
     max_tokens: int
-    slot_s: float | None = None  # when a concurrency slot was free (>= scheduled_s)
+    slot_s: float | None = None  # when the request held a concurrency slot (>= scheduled_s)
+    queue_s: float | None = None  # time spent blocked waiting for that slot
     sent_s: float | None = None
     content_times: list[float] = field(default_factory=list)
-    chunk_tokens: list[int | None] = field(default_factory=list)
+    chunk_tokens: list[int] = field(default_factory=list)  # running usage per chunk, if sent
     prompt_tokens: int | None = None
     output_tokens: int | None = None
     output_tokens_source: Literal["usage", "chunks"] | None = None
@@ -120,16 +121,12 @@ class RequestRecord:
         return self.content_times[-1] - self.sent_s
 
     @property
-    def queue_s(self) -> float | None:
-        """Client-side wait for a concurrency slot."""
-        return None if self.slot_s is None else self.slot_s - self.scheduled_s
-
-    @property
     def lag_s(self) -> float | None:
-        """How late the client sent, once it could: sent - slot (client overload shows here)."""
-        if self.sent_s is None or self.slot_s is None:
+        """How late the client sent, not counting waits for a concurrency slot:
+        sent - scheduled - queue. An overloaded client (a busy event loop) shows up here."""
+        if self.sent_s is None:
             return None
-        return self.sent_s - self.slot_s
+        return self.sent_s - self.scheduled_s - (self.queue_s or 0.0)
 
 
 @dataclass(frozen=True)
@@ -199,29 +196,45 @@ class _Runner:
         parser = SseParser()
         done = False
         path = self.config.endpoint
+        start, times = self.start, rec.content_times
         async for at, data in self.client.stream(path, body, self.clock):
             for payload in parser.feed(data):
-                event = read_event(payload)
-                if event.done:
-                    done = True
+                quick = quick_content(payload)
+                if quick is not None:  # the hot path: a plain content chunk
+                    if quick:
+                        times.append(at - start)
+                        self.output_tokens += 1
                     continue
-                if event.error is not None:
-                    raise RequestFailed("server_error", event.error)
-                if event.content:
-                    rec.content_times.append(at - self.start)
-                    rec.chunk_tokens.append(event.completion_tokens)
-                    self.output_tokens += 1
-                if event.completion_tokens is not None:
-                    rec.output_tokens = event.completion_tokens
-                    rec.output_tokens_source = "usage"
-                if event.prompt_tokens is not None:
-                    rec.prompt_tokens = event.prompt_tokens
+                done = self._event(rec, read_event(payload), at - start) or done
         return done
+
+    def _event(self, rec: RequestRecord, event: Event, at: float) -> bool:
+        """Record a fully parsed event (usage, errors, unusual shapes); True at `[DONE]`."""
+        if event.done:
+            return True
+        if event.error is not None:
+            raise RequestFailed("server_error", event.error)
+        if event.content:
+            rec.content_times.append(at)
+            self.output_tokens += 1
+            if event.completion_tokens is not None:
+                rec.chunk_tokens.append(event.completion_tokens)
+        if event.completion_tokens is not None:
+            rec.output_tokens = event.completion_tokens
+            rec.output_tokens_source = "usage"
+        if event.prompt_tokens is not None:
+            rec.prompt_tokens = event.prompt_tokens
+        return False
 
     async def one(self, rec: RequestRecord, prompt: Prompt, *, has_slot: bool = False) -> None:
         """Run one request; with `has_slot` the caller already holds its concurrency slot."""
         if self.semaphore is not None and not has_slot:
-            await self.semaphore.acquire()
+            if self.semaphore.locked():
+                before = self.clock()
+                await self.semaphore.acquire()
+                rec.queue_s = self.clock() - before
+            else:
+                await self.semaphore.acquire()
         self.in_flight += 1
         try:
             rec.slot_s = self.clock() - self.start
@@ -384,7 +397,9 @@ async def _dispatch(
         ):
             break
         delay = runner.start + offset - runner.clock()
-        if delay > 0:
+        if 0 < delay < 0.5:
+            await asyncio.sleep(delay)  # cheap; a stop is noticed right after
+        elif delay >= 0.5:
             try:
                 await asyncio.wait_for(stop.wait(), delay)
                 break  # stopped while waiting

@@ -164,20 +164,12 @@ class HttpClient:
 
     @staticmethod
     async def _chunks(conn: _Connection, headers: Mapping[str, str]) -> AsyncIterator[bytes]:
-        """The response body, as the network delivers it (one item per HTTP chunk)."""
+        """The response body as the network delivers it: one item per read of the socket
+        (all complete HTTP chunks of that read, de-chunked together)."""
         reader = conn.reader
         if "chunked" in headers.get("transfer-encoding", "").lower():
-            while True:
-                size_line = await reader.readuntil(b"\r\n")
-                try:
-                    size = int(size_line.split(b";", 1)[0], 16)
-                except ValueError as exc:
-                    raise RequestFailed("malformed", "bad chunk size in the response") from exc
-                if size == 0:
-                    await reader.readuntil(b"\r\n")  # the empty trailer
-                    return
-                data = await reader.readexactly(size + 2)
-                yield data[:-2]
+            async for payload in _dechunk(conn):
+                yield payload
         elif "content-length" in headers:
             remaining = int(headers["content-length"])
             while remaining > 0:
@@ -237,6 +229,83 @@ class HttpClient:
                 self._release(conn)
             else:
                 conn.writer.close()
+
+
+async def _dechunk(conn: _Connection) -> AsyncIterator[bytes]:
+    decoder = ChunkedDecoder()
+    while not decoder.done:
+        data = await conn.reader.read(1 << 16)
+        if not data:
+            raise asyncio.IncompleteReadError(b"", None)
+        payload = decoder.feed(data)
+        if payload:
+            yield payload
+    missing = decoder.trailer_missing
+    if missing:
+        decoder.feed(await conn.reader.readexactly(missing))
+    if not decoder.clean_end:
+        conn.reusable = False  # something follows the body: do not reuse the connection
+
+
+class ChunkedDecoder:
+    """Incremental `Transfer-Encoding: chunked` decoding of whatever bytes have arrived.
+
+    `feed` returns the body bytes it could decode (possibly part of a chunk; the SSE framing
+    above does its own buffering). `done` turns true at the zero-size last chunk.
+    """
+
+    def __init__(self) -> None:
+        self._buffer = b""
+        self._remaining = 0  # body bytes of the current chunk still to come
+        self._crlf = False  # a chunk's closing CRLF still to skip
+        self.done = False
+        self.clean_end = False  # the final CRLF after the last chunk was seen
+
+    @property
+    def trailer_missing(self) -> int | None:
+        """After the last chunk: bytes of its closing CRLF still unread (0-2), or None when
+        something else (trailers, garbage) follows."""
+        if not self.done:
+            return None
+        rest = self._buffer
+        return 2 - len(rest) if b"\r\n".startswith(rest) else None
+
+    def feed(self, data: bytes) -> bytes:
+        if self.done:
+            self._buffer += data
+            self.clean_end = self._buffer == b"\r\n"
+            return b""
+        buffer = self._buffer + data if self._buffer else data
+        out: list[bytes] = []
+        pos, size_of = 0, len(buffer)
+        while not self.done:
+            if self._remaining:
+                take = min(self._remaining, size_of - pos)
+                out.append(buffer[pos : pos + take])
+                pos += take
+                self._remaining -= take
+                if self._remaining:
+                    break
+                self._crlf = True
+            if self._crlf:
+                if size_of - pos < 2:
+                    break
+                pos += 2
+                self._crlf = False
+            end = buffer.find(b"\r\n", pos)
+            if end < 0:
+                break
+            try:
+                size = int(buffer[pos:end].split(b";", 1)[0], 16)
+            except ValueError as exc:
+                raise RequestFailed("malformed", "bad chunk size in the response") from exc
+            pos = end + 2
+            if size == 0:
+                self.done = True
+                self.clean_end = buffer[pos : pos + 2] == b"\r\n" and size_of == pos + 2
+            self._remaining = size
+        self._buffer = buffer[pos:]
+        return out[0] if len(out) == 1 else b"".join(out)
 
 
 def json_body(payload: Mapping[str, object]) -> bytes:

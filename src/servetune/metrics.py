@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -50,10 +49,11 @@ def distribution(values: Iterable[float], percentiles: Sequence[int] = PERCENTIL
     data = sorted(values)
     if not data:
         return Distribution(0, None, None, None, None, {})
+    mean = math.fsum(data) / len(data)
     return Distribution(
         count=len(data),
-        mean=statistics.fmean(data),
-        std=statistics.pstdev(data) if len(data) > 1 else 0.0,
+        mean=mean,
+        std=math.sqrt(math.fsum((x - mean) ** 2 for x in data) / len(data)),
         min=data[0],
         max=data[-1],
         percentiles={p: percentile(data, p) for p in percentiles},

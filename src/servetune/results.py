@@ -61,9 +61,8 @@ def _tokens_per_chunk(rec: RequestRecord) -> list[float]:
     """Tokens each content chunk carried: running usage deltas when the server sends them,
     else the request's output tokens spread evenly over its chunks."""
     chunks = len(rec.content_times)
-    known = rec.chunk_tokens
-    if chunks and all(t is not None for t in known):
-        counts = [t for t in known if t is not None]
+    counts = rec.chunk_tokens
+    if chunks and len(counts) == chunks:
         return [float(b - a) for a, b in zip([0, *counts], counts, strict=False)]
     share = (rec.output_tokens or chunks) / chunks if chunks else 0.0
     return [share] * chunks
@@ -164,7 +163,7 @@ def _record(rec: RequestRecord) -> dict[str, Any]:
         "lag_s": rec.lag_s,
         "ttft_s": rec.ttft_s,
         "e2el_s": rec.e2el_s,
-        "itls_s": metrics.itl_gaps(rec.content_times),
+        "itls_s": metrics.itl_gaps(rec.content_times),  # vLLM's detailed `itls`, per request
         "input_len": rec.input_len,
         "max_tokens": rec.max_tokens,
         "prompt_tokens": rec.prompt_tokens,
@@ -269,7 +268,6 @@ def document(run: BenchRun, summary: Summary) -> dict[str, Any]:
         "input_lens": [r.prompt_tokens or r.input_len or 0 for r in ok],
         "output_lens": [r.output_tokens or 0 for r in ok],
         "ttfts": [r.ttft_s for r in ok],
-        "itls": [metrics.itl_gaps(r.content_times) for r in ok],
         "start_times": [r.sent_s for r in ok],
         "errors": [r.error_detail or r.error or "" for r in measured if not r.ok],
     }
@@ -296,7 +294,9 @@ def write_atomic(path: Path, doc: dict[str, Any]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=1, allow_nan=False)
+            # No indent: json's C encoder only runs for compact output, and result files with
+            # per-request records get large.
+            fh.write(json.dumps(doc, allow_nan=False, separators=(",", ":")))
             fh.write("\n")
             fh.flush()
             os.fsync(fh.fileno())
@@ -308,7 +308,7 @@ def write_atomic(path: Path, doc: dict[str, Any]) -> None:
 
 def summary_document(doc: dict[str, Any]) -> dict[str, Any]:
     """The result without per-request arrays: what `--format json` prints."""
-    per_request = {"latencies", "queue_times", "input_lens", "output_lens", "ttfts", "itls",
+    per_request = {"latencies", "queue_times", "input_lens", "output_lens", "ttfts",
                    "start_times", "errors"}  # fmt: skip
     out = {k: v for k, v in doc.items() if k not in per_request and k != "servetune"}
     block = dict(doc["servetune"])
