@@ -262,3 +262,16 @@ def test_quick_content_agrees_with_the_full_parse(payload: bytes, expected: bool
     assert quick_content(payload) is expected
     if expected is not None:
         assert bool(read_event(payload).content) is expected
+
+
+def test_plain_content_count_or_fall_back() -> None:
+    from servetune.stream import plain_content_count
+
+    content, role = COMPLETION[6:-2], ROLE[6:-2]
+    chat = CHAT[6:-2]
+    assert plain_content_count([content] * 5) == 5
+    assert plain_content_count([role, chat, chat]) == 2  # the role chunk is not a token
+    assert plain_content_count([content, USAGE[6:-2]]) is None  # usage: read one by one
+    assert plain_content_count([content, b"[DONE]"]) is None
+    assert plain_content_count([content, b"{not json"]) is None
+    assert plain_content_count([b'{"choices":[{"delta":{}}]}']) is None  # no text field

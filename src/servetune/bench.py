@@ -20,7 +20,14 @@ from typing import Any, Literal
 from servetune import schedule, server_metrics, workload
 from servetune.client import ClientLimits, Endpoint, HttpClient, RequestFailed, json_body
 from servetune.errors import UsageError
-from servetune.stream import Event, MalformedStream, SseParser, quick_content, read_event
+from servetune.stream import (
+    Event,
+    MalformedStream,
+    SseParser,
+    plain_content_count,
+    quick_content,
+    read_event,
+)
 from servetune.workload import Prompt, WorkloadSpec
 
 EndpointPath = Literal["/v1/completions", "/v1/chat/completions"]
@@ -198,7 +205,14 @@ class _Runner:
         path = self.config.endpoint
         start, times = self.start, rec.content_times
         async for at, data in self.client.stream(path, body, self.clock):
-            for payload in parser.feed(data):
+            payloads = parser.feed(data)
+            plain = plain_content_count(payloads) if payloads else 0
+            if plain is not None:  # the hot path: a read of nothing but content chunks
+                if plain:
+                    times.extend([at - start] * plain)
+                    self.output_tokens += plain
+                continue
+            for payload in payloads:
                 quick = quick_content(payload)
                 if quick is not None:  # the hot path: a plain content chunk
                     if quick:

@@ -247,6 +247,17 @@ async def _dechunk(conn: _Connection) -> AsyncIterator[bytes]:
         conn.reusable = False  # something follows the body: do not reuse the connection
 
 
+def _size_line(buffer: bytes, pos: int) -> tuple[int, int] | None:
+    """(chunk size, position after its line), or None while the line is incomplete."""
+    end = buffer.find(b"\r\n", pos)
+    if end < 0:
+        return None
+    try:
+        return int(buffer[pos:end].split(b";", 1)[0], 16), end + 2
+    except ValueError as exc:
+        raise RequestFailed("malformed", "bad chunk size in the response") from exc
+
+
 class ChunkedDecoder:
     """Incremental `Transfer-Encoding: chunked` decoding of whatever bytes have arrived.
 
@@ -270,14 +281,36 @@ class ChunkedDecoder:
         rest = self._buffer
         return 2 - len(rest) if b"\r\n".startswith(rest) else None
 
+    def _whole_chunks(self, buffer: bytes, out: list[bytes]) -> int:
+        """Fast path: copy out every complete chunk at the front of `buffer`; returns where
+        the first incomplete one starts (the general loop handles it)."""
+        pos, size_of, find = 0, len(buffer), buffer.find
+        while True:
+            end = find(b"\r\n", pos)
+            if end < 0:
+                return pos
+            try:
+                size = int(buffer[pos:end], 16)
+            except ValueError:
+                return pos  # chunk extensions or garbage: the careful loop decides
+            if size == 0 or end + 4 + size > size_of:
+                return pos
+            out.append(buffer[end + 2 : end + 2 + size])
+            pos = end + 4 + size
+
+    def _after_end(self, data: bytes) -> bytes:
+        self._buffer += data
+        self.clean_end = self._buffer == b"\r\n"
+        return b""
+
     def feed(self, data: bytes) -> bytes:
         if self.done:
-            self._buffer += data
-            self.clean_end = self._buffer == b"\r\n"
-            return b""
+            return self._after_end(data)
         buffer = self._buffer + data if self._buffer else data
         out: list[bytes] = []
         pos, size_of = 0, len(buffer)
+        if not self._remaining and not self._crlf:
+            pos = self._whole_chunks(buffer, out)
         while not self.done:
             if self._remaining:
                 take = min(self._remaining, size_of - pos)
@@ -292,14 +325,10 @@ class ChunkedDecoder:
                     break
                 pos += 2
                 self._crlf = False
-            end = buffer.find(b"\r\n", pos)
-            if end < 0:
+            line = _size_line(buffer, pos)
+            if line is None:
                 break
-            try:
-                size = int(buffer[pos:end].split(b";", 1)[0], 16)
-            except ValueError as exc:
-                raise RequestFailed("malformed", "bad chunk size in the response") from exc
-            pos = end + 2
+            size, pos = line
             if size == 0:
                 self.done = True
                 self.clean_end = buffer[pos : pos + 2] == b"\r\n" and size_of == pos + 2
