@@ -534,8 +534,7 @@ async def _run(
             waiter.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
     finally:
-        ends = [r.content_times[-1] for r in runner.records if not r.warmup and r.content_times]
-        duration = max(ends, default=clock() - runner.start)
+        duration = _duration(runner, clock)
         for task in (sampler, reporter):
             if task is not None:
                 task.cancel()
@@ -552,6 +551,15 @@ async def _run(
         limits=limits,
         partial=stop.is_set(),
     )
+
+
+def _duration(runner: _Runner, clock: Clock) -> float:
+    """First dispatch to last completion (to now when nothing completed)."""
+    measured = [r for r in runner.records if not r.warmup]
+    sends = [r.sent_s for r in measured if r.sent_s is not None]
+    ends = [r.content_times[-1] for r in measured if r.content_times]
+    first = min(sends, default=0.0)
+    return max(ends, default=clock() - runner.start) - first
 
 
 async def _finish_sampler(sampler: asyncio.Task[bool]) -> bool:
