@@ -308,26 +308,21 @@ async def _preflight(client: HttpClient, base_url: str) -> None:
 def _tokenizer_calls(
     client: HttpClient, model: str
 ) -> tuple[workload.Tokenize, workload.Detokenize]:
-    async def tokenize(text: str) -> list[int] | None:
+    async def post(path: str, payload: dict[str, object], key: str) -> object:
+        """`key` of the JSON answer, or None when the server has no such endpoint."""
         try:
-            response = await client.request(
-                "POST", "/tokenize", json_body({"model": model, "prompt": text}), 30.0
-            )
+            response = await client.request("POST", path, json_body(payload), 30.0)
             data = json.loads(response.body) if response.status == 200 else None
         except (RequestFailed, TimeoutError, OSError, ValueError):
             return None
-        tokens = data.get("tokens") if isinstance(data, dict) else None
+        return data.get(key) if isinstance(data, dict) else None
+
+    async def tokenize(text: str) -> list[int] | None:
+        tokens = await post("/tokenize", {"model": model, "prompt": text}, "tokens")
         return tokens if isinstance(tokens, list) and tokens else None
 
     async def detokenize(ids: list[int]) -> str | None:
-        try:
-            response = await client.request(
-                "POST", "/detokenize", json_body({"model": model, "tokens": ids}), 30.0
-            )
-            data = json.loads(response.body) if response.status == 200 else None
-        except (RequestFailed, TimeoutError, OSError, ValueError):
-            return None
-        text = data.get("prompt") if isinstance(data, dict) else None
+        text = await post("/detokenize", {"model": model, "tokens": ids}, "prompt")
         return text if isinstance(text, str) else None
 
     return tokenize, detokenize

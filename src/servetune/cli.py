@@ -57,6 +57,13 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", type=_language, default=None, help="en or zh-TW")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    parser.add_argument("--gpus", metavar="SPEC", help="N, NAME or NxNAME, e.g. 2xA100-80GB")
+    parser.add_argument(
+        "--model-config", metavar="PATH", type=Path, help="config.json or its folder"
+    )
+    parser.add_argument(
+        "--online", action="store_true", help="fetch unknown configs from the HF Hub"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,22 +81,12 @@ def build_parser() -> argparse.ArgumentParser:
         usage="servetune check [options] -- vllm serve MODEL [flags]",
     )
     _common(check)
-    check.add_argument("--gpus", metavar="SPEC", help="N, NAME or NxNAME, e.g. 2xA100-80GB")
-    check.add_argument(
-        "--model-config", metavar="PATH", type=Path, help="config.json or its folder"
-    )
-    check.add_argument(
-        "--online", action="store_true", help="fetch unknown configs from the HF Hub"
-    )
     explain = sub.add_parser(
         "explain",
         help="explain every flag of a `vllm serve` command in plain words",
         usage="servetune explain [options] -- vllm serve MODEL [flags]",
     )
     _common(explain)
-    explain.add_argument("--gpus", metavar="SPEC", help="N, NAME or NxNAME, e.g. 2xA100-80GB")
-    explain.add_argument("--model-config", metavar="PATH", type=Path)
-    explain.add_argument("--online", action="store_true")
     from servetune import cli_bench, cli_serve
 
     cli_bench.add_parser(sub)

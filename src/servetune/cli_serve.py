@@ -37,9 +37,6 @@ def add_parsers(
         usage="servetune serve [options] -- vllm serve MODEL [flags]",
     )
     common(serve)
-    serve.add_argument("--gpus", metavar="SPEC", help="N, NAME or NxNAME, e.g. 2xA100-80GB")
-    serve.add_argument("--model-config", metavar="PATH", type=Path)
-    serve.add_argument("--online", action="store_true")
     serve.add_argument("--vllm", metavar="PATH", help="the vllm program ($SERVETUNE_VLLM, PATH)")
     serve.add_argument("--ready-timeout", type=float, default=1800.0, metavar="S")
     serve.add_argument("--log", type=Path, metavar="FILE", help="where vLLM's output goes")
@@ -55,9 +52,6 @@ def add_parsers(
         usage="servetune accept [options] -- vllm serve MODEL [flags]",
     )
     common(accept)
-    accept.add_argument("--gpus", metavar="SPEC")
-    accept.add_argument("--model-config", metavar="PATH", type=Path)
-    accept.add_argument("--online", action="store_true")
     accept.add_argument("--log", type=Path, metavar="FILE", help="the server's log")
     accept.add_argument("--before", type=Path, nargs="+", metavar="PATH")
     accept.add_argument("--after", type=Path, nargs="+", metavar="PATH")
