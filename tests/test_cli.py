@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from servetune.cli import default_language, main
+from servetune.render import display_width
 
 SEED = [
     "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--tensor-parallel-size", "2",
@@ -166,6 +167,8 @@ def test_zh_tw_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 1
     assert "先別啟動" in out
     assert "[quant-on-unquantized]" in out
+    # Chinese characters take two terminal columns: the report still fits 80 of them.
+    assert max(display_width(line) for line in out.splitlines()) <= 80
 
 
 @pytest.mark.parametrize(

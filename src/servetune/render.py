@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -74,7 +76,44 @@ def _paint(text: str, style: str, colour: bool) -> str:
     return f"\x1b[{_COLOURS[style]}m{text}\x1b[0m" if colour else text
 
 
+def display_width(text: str) -> int:
+    """Terminal columns `text` takes: East Asian wide and full-width characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - display_width(text))
+
+
+# A wrap unit: a run of spaces, a run of narrow non-space characters, or one wide character
+# (Chinese text has no spaces: a line may break between any two of its characters).
+_UNITS = re.compile(r"\s+|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+|.")
+
+
+def _wrap_wide(text: str, first_prefix: str, prefix: str) -> list[str]:
+    lines: list[str] = []
+    line, width, space = first_prefix, display_width(first_prefix), False
+    bare = True  # nothing but the prefix on this line yet
+    for unit in _UNITS.findall(text):
+        if unit.isspace():
+            space = True
+            continue
+        cost = display_width(unit) + (1 if space and not bare else 0)
+        if width + cost > WIDTH and not bare:
+            lines.append(line)
+            line, width, bare = prefix, display_width(prefix), True
+            cost = display_width(unit)
+        line += (" " if space and not bare else "") + unit
+        width += cost
+        space, bare = False, False
+    lines.append(line)
+    return lines
+
+
 def _wrap(text: str, indent: str, first: str = "") -> list[str]:
+    """Wrap to 80 columns; wide (Chinese) characters count two and may break anywhere."""
+    if any(unicodedata.east_asian_width(ch) in "WF" for ch in text + first):
+        return _wrap_wide(text, indent + first, indent + " " * display_width(first))
     return textwrap.wrap(
         text,
         WIDTH,
@@ -142,7 +181,7 @@ def _estimate_lines(est: Estimate, labels: dict[str, str]) -> list[str]:
     ]
     conc = est.max_concurrent_seqs_at_max_model_len
     rows.append((labels["concurrency"], "-" if conc is None else f"{conc:,.2f}"))
-    return [f"  {name:<40} {value}" for name, value in rows]
+    return [f"  {_pad(name, 40)} {value}" for name, value in rows]
 
 
 def _settings_lines(report: Report, labels: dict[str, str]) -> list[str]:
