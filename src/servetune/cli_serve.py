@@ -90,13 +90,16 @@ def run_compare(ns: argparse.Namespace, stdout: TextIO) -> int:
 
 
 def doctor_text(report: DoctorReport) -> str:
+    from servetune.render import wrap
+
     lines = [f"status: {report.status}"]
     if report.root_cause:
-        lines.append(f"root cause: {report.root_cause}")
+        lines += wrap(report.root_cause, "", "root cause: ")
     for d in report.diagnoses:
-        lines += ["", f"[{d.id}] {d.title}", f"  why: {d.why}", f"  fix: {d.fix}"]
+        lines += ["", *wrap(d.title, "", f"[{d.id}] ")]
+        lines += wrap(d.why, "  ", "why: ") + wrap(d.fix, "  ", "fix: ")
         if d.evidence:
-            lines.append(f"  evidence: {d.evidence}")
+            lines += wrap(d.evidence, "  ", "evidence: ")
     reported = report.reported
     numbers = []
     if reported.vllm_version:

@@ -110,7 +110,7 @@ def _wrap_wide(text: str, first_prefix: str, prefix: str) -> list[str]:
     return lines
 
 
-def _wrap(text: str, indent: str, first: str = "") -> list[str]:
+def wrap(text: str, indent: str, first: str = "") -> list[str]:
     """Wrap to 80 columns; wide (Chinese) characters count two and may break anywhere."""
     if any(unicodedata.east_asian_width(ch) in "WF" for ch in text + first):
         return _wrap_wide(text, indent + first, indent + " " * display_width(first))
@@ -158,12 +158,12 @@ def _hardware_line(machine: Hardware | None, labels: dict[str, str]) -> str:
 
 def _finding_lines(finding: Finding, labels: dict[str, str], colour: bool) -> list[str]:
     mark = {"error": "x", "warning": "!", "info": "i"}[finding.severity]
-    head = _wrap(f"{finding.title} [{finding.rule}]", "  ", f"{mark} ")
+    head = wrap(f"{finding.title} [{finding.rule}]", "  ", f"{mark} ")
     lines = [_paint(head[0], finding.severity, colour), *head[1:]]
-    lines += _wrap(finding.why, "    ", f"{labels['why']}: ")
-    lines += _wrap(finding.fix, "    ", f"{labels['fix']}: ")
+    lines += wrap(finding.why, "    ", f"{labels['why']}: ")
+    lines += wrap(finding.fix, "    ", f"{labels['fix']}: ")
     if finding.ask_ai:
-        lines += _wrap(f'"{finding.ask_ai}"', "    ", f"{labels['ask']}: ")
+        lines += wrap(f'"{finding.ask_ai}"', "    ", f"{labels['ask']}: ")
     return lines
 
 
@@ -199,7 +199,7 @@ def _settings_lines(report: Report, labels: dict[str, str]) -> list[str]:
     for flag, value in values:
         note = s.defaults.get(flag)
         suffix = f"  ({note})" if note and flag not in s.user_set else ""
-        lines += _wrap(f"{flag} {value}{suffix}", "  ")
+        lines += wrap(f"{flag} {value}{suffix}", "  ")
     return lines
 
 
@@ -214,8 +214,8 @@ def report_text(report: Report, *, colour: bool = False) -> str:
     else:
         verdict = _paint(labels["ok"], "ok", colour)
     lines = [_paint(verdict, "bold", colour), ""]
-    lines += _wrap(_model_line(report.model, labels), "")
-    lines += _wrap(_hardware_line(report.hardware, labels), "")
+    lines += wrap(_model_line(report.model, labels), "")
+    lines += wrap(_hardware_line(report.hardware, labels), "")
     lines.append(f"{labels['vllm']}: {report.command.version} ({report.version_source})")
     for severity in ("error", "warning", "info"):
         group = [f for f in report.findings if f.severity == severity]
@@ -340,7 +340,7 @@ def explanations_text(items: Sequence[tuple[str, str | None, str]]) -> str:
     for flag, value, meaning in items:
         head = flag if value is None else f"{flag} {value}"
         lines.append(head)
-        lines += _wrap(meaning, "    ")
+        lines += wrap(meaning, "    ")
     return "\n".join(lines) + "\n"
 
 
@@ -409,7 +409,7 @@ def _bench_notes(block: dict[str, Any]) -> list[str]:
     if lag is not None:
         notes.append(f"Client send lag p99: {lag * 1000:.2f} ms")
     if client["saturated"]:
-        notes += _wrap(
+        notes += wrap(
             "WARNING: the client itself fell behind its schedule (send lag p99 over "
             f"{client['lag_limit_s'] * 1000:g} ms); latencies include its own delay. Lower the "
             "rate or run the client on a less busy machine.",
