@@ -11,7 +11,7 @@ terminal as they are.
 
 from __future__ import annotations
 
-from servetune.doctor import DoctorText
+from servetune._doctor_en import DoctorText
 
 _FLAG_GONE_WHY = (
     "這個參數在較新的 vLLM 已經移除了，但 AI 助理寫的指令、或從舊教學複製來的指令還是常常會用到它。"
