@@ -184,7 +184,7 @@ def test_cli_writes_the_result_and_redacts_the_key(
         "bench", "--base-url", stub.base_url + "/v1", "--model", "stub", "--num-prompts", "4",
         "--random-input-len", "8", "--random-output-len", "4", "--api-key", "sk-secret-123",
         "--server-command", "vllm serve Qwen/Qwen3-8B -tp 2 --max-num-seqs 64",
-        "--label", "before", "--output", str(out), "--format", "json",
+        "--label", "before", "--output", str(out), "--format", "json", "--gpus", "2xH100",
     ])  # fmt: skip
     printed = capsys.readouterr().out
     assert code == 0
@@ -198,6 +198,7 @@ def test_cli_writes_the_result_and_redacts_the_key(
     command = doc["servetune"]["server_command"]
     assert command["model"] == "Qwen/Qwen3-8B"
     assert command["args"] == {"--tensor-parallel-size": "2", "--max-num-seqs": "64"}
+    assert command["gpus"] == "2xH100"
     assert stub.server.received[-1].headers["authorization"] == "Bearer sk-secret-123"
 
 

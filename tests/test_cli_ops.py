@@ -118,3 +118,29 @@ def test_accept_without_data_or_log(capsys: pytest.CaptureFixture[str]) -> None:
         "hardware": "unknown", "quantization": "pass", "started": "unknown",
         "data": "fail", "one-knob": "unknown",
     }  # fmt: skip
+
+
+def _record_gpus(folder: Path, spec: str) -> None:
+    for path in folder.glob("*.json"):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc["servetune"]["server_command"]["gpus"] = spec
+        path.write_text(json.dumps(doc), encoding="utf-8")
+
+
+def test_compare_uses_the_recorded_gpus_for_defaults(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # On an H100 vLLM's default --max-num-seqs is 1024: spelling it out changes nothing.
+    before = write_runs(tmp_path / "b", Setup(command="vllm serve m"), range(3))
+    after = write_runs(
+        tmp_path / "a", Setup(command="vllm serve m --max-num-seqs 1024"), range(3, 6)
+    )
+    code, out, _ = run(["compare", str(before), str(after), "--format", "json"], capsys)
+    assert code == 0
+    assert json.loads(out)["config_changes"] == [
+        {"flag": "--max-num-seqs", "before": "256", "after": "1024"}  # GPU unknown: 256
+    ]
+    _record_gpus(before, "1xH100")
+    _record_gpus(after, "1xH100")
+    code, out, _ = run(["compare", str(before), str(after), "--format", "json"], capsys)
+    assert json.loads(out)["config_changes"] == []

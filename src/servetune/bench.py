@@ -58,6 +58,7 @@ class BenchConfig:
     goodput_slo_ms: dict[str, float] = field(default_factory=dict)
     label: str | None = None
     server_command: str | None = None
+    gpus: str | None = None  # the server's GPUs (`--gpus` spec), recorded for compare
     metrics_interval_s: float = 1.0
 
     def redacted(self) -> dict[str, object]:
@@ -86,6 +87,7 @@ class BenchConfig:
             "request_timeout_s": self.request_timeout_s,
             "goodput_slo_ms": dict(self.goodput_slo_ms),
             "label": self.label,
+            "gpus": self.gpus,
             "metrics_interval_s": self.metrics_interval_s,
         }
 

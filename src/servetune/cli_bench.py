@@ -91,6 +91,7 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--result-filename")
     p.add_argument("--label")
     p.add_argument("--server-command", help='the server\'s launch, e.g. "vllm serve ..."')
+    p.add_argument("--gpus", metavar="SPEC", help="the server's GPUs, e.g. 2xA100-80GB (recorded)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--debug", action="store_true")
 
@@ -109,6 +110,14 @@ def _slo(items: list[str] | None) -> dict[str, float]:
             )
         slo[key] = number
     return slo
+
+
+def _checked_gpus(spec: str | None) -> str | None:
+    if spec is not None:
+        from servetune.hardware import parse_gpus
+
+        parse_gpus(spec)  # a HardwareError (exit 2) now, not an unreadable record later
+    return spec
 
 
 def build_config(ns: argparse.Namespace) -> object:
@@ -151,6 +160,7 @@ def build_config(ns: argparse.Namespace) -> object:
         goodput_slo_ms=_slo(ns.goodput),
         label=ns.label,
         server_command=ns.server_command,
+        gpus=_checked_gpus(ns.gpus),
     )
 
 

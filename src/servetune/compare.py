@@ -26,6 +26,7 @@ from typing import Any, Literal
 from servetune import metrics as formulas
 from servetune._did_you_mean import suggest
 from servetune.errors import UsageError
+from servetune.hardware import Hardware, parse_gpus
 from servetune.results import CLIENT_LAG_LIMIT_S
 from servetune.serve_command import ArgValue, ServeCommand, parse_text
 from servetune.server_metrics import MetricsSummary
@@ -120,6 +121,7 @@ class Run:
     workload: Workload
     command: str | None  # the recorded `vllm serve` command
     flag_table: str | None  # the vLLM flag table servetune read it with
+    gpus: str | None  # the recorded `--gpus` spec (vLLM's defaults depend on the GPU)
     failed: int
     completed: int
     client_saturated: bool | None
@@ -278,6 +280,7 @@ def _run(doc: object, source: str) -> Run:
         workload=_workload(doc, _dict(block.get("config"))),
         command=text if isinstance(text, str) else None,
         flag_table=table if isinstance(table, str) else None,
+        gpus=gpus if isinstance(gpus := command.get("gpus"), str) else None,
         failed=int(_num(doc.get("failed")) or 0),
         completed=int(_num(doc.get("completed")) or 0),
         client_saturated=saturated if isinstance(saturated, bool) else None,
@@ -564,10 +567,10 @@ def _arg_text(value: ArgValue) -> str:
     return " ".join(value) if isinstance(value, tuple) else value
 
 
-def _effective(command: ServeCommand) -> _Config:
-    """Resolved knobs as vLLM runs them (GPU and model unknown, alike on both sides, so an
-    explicit default equals an absent flag); any other flag as written."""
-    s = resolve(command, None, None)
+def _effective(command: ServeCommand, machine: Hardware | None = None) -> _Config:
+    """Resolved knobs as vLLM runs them (on the recorded GPUs, else an unknown GPU, alike on
+    both sides, so an explicit default equals an absent flag); any other flag as written."""
+    s = resolve(command, None, machine)
     max_len = "auto" if s.max_model_len_auto else s.max_model_len
     knobs = {
         "--tensor-parallel-size": s.tensor_parallel_size,
@@ -598,7 +601,8 @@ def _run_config(run: Run) -> _Config | str:
     if run.command is None:
         return "no server command recorded"
     try:
-        return _effective(parse_text(run.command, version=run.flag_table))
+        machine = parse_gpus(run.gpus) if run.gpus else None
+        return _effective(parse_text(run.command, version=run.flag_table), machine)
     except UsageError as exc:  # CommandParseError, or a flag table servetune does not know
         return f"its recorded server command cannot be read ({exc.message})"
 

@@ -195,7 +195,8 @@ def _servetune_block(run: BenchRun, summary: Summary) -> dict[str, Any]:
         try:
             parsed = parse_text(run.config.server_command)
             command = {"text": run.config.server_command, "model": parsed.model,
-                       "args": dict(parsed.args), "vllm_version_table": parsed.version}  # fmt: skip
+                       "args": dict(parsed.args), "vllm_version_table": parsed.version,
+                       "gpus": run.config.gpus}  # fmt: skip
         except Exception as exc:  # noqa: BLE001 - a bad recorded command must not lose the run
             command = {"text": run.config.server_command, "parse_error": str(exc)}
     return {
