@@ -6,6 +6,7 @@ import re
 import textwrap
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from servetune.capacity import Estimate
@@ -324,15 +325,7 @@ def report_json(report: Report) -> dict[str, Any]:
 
 
 def _finding_json(finding: Finding) -> dict[str, Any]:
-    return {
-        "rule": finding.rule,
-        "severity": finding.severity,
-        "flag": finding.flag,
-        "title": finding.title,
-        "why": finding.why,
-        "fix": finding.fix,
-        "ask_ai": finding.ask_ai,
-    }
+    return asdict(finding)  # the contract's keys are the dataclass's fields, in order
 
 
 def explanations_text(items: Sequence[tuple[str, str | None, str]]) -> str:

@@ -159,6 +159,7 @@ def _record(rec: RequestRecord) -> dict[str, Any]:
         "warmup": rec.warmup,
         "scheduled_s": rec.scheduled_s,
         "slot_s": rec.slot_s,
+        "queue_s": rec.queue_s,
         "sent_s": rec.sent_s,
         "lag_s": rec.lag_s,
         "ttft_s": rec.ttft_s,
@@ -177,14 +178,7 @@ def _record(rec: RequestRecord) -> dict[str, Any]:
 
 
 def _distribution_json(dist: Distribution) -> dict[str, Any]:
-    return {
-        "count": dist.count,
-        "mean": dist.mean,
-        "std": dist.std,
-        "min": dist.min,
-        "max": dist.max,
-        "percentiles": {str(p): v for p, v in dist.percentiles.items()},
-    }
+    return asdict(dist)  # percentile keys become strings in JSON ("99")
 
 
 def _servetune_block(run: BenchRun, summary: Summary) -> dict[str, Any]:
