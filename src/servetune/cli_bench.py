@@ -172,7 +172,8 @@ def _output_path(ns: argparse.Namespace, default_name: str) -> Path:
 
 
 class _LiveLine:
-    """One status line on a TTY, rewritten in place."""
+    """One status line on a TTY, rewritten in place. Its tok/s counts content chunks as they
+    arrive (one token each unless the server batches tokens; exact counts come at the end)."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
@@ -189,7 +190,7 @@ class _LiveLine:
         total = f"/{p.total}" if p.total else ""
         self.stream.write(
             f"\r  {p.elapsed_s:6.1f} s  done {p.done}{total}  failed {p.failed}  "
-            f"in flight {p.in_flight}  {rate:,.0f} chunks/s   "
+            f"in flight {p.in_flight}  {rate:,.0f} tok/s   "
         )
         self.stream.flush()
 
