@@ -294,3 +294,27 @@ def test_a_busy_client_sees_its_own_lag(stub: ThreadedStub) -> None:
     summary = summarize(asyncio.run(scenario()))
     assert summary.send_lag.percentiles[99] > 0.005
     assert summary.client_saturated
+
+
+def test_progress_snapshots_and_the_live_line(stub: ThreadedStub) -> None:
+    import io
+
+    from servetune.bench import Progress
+    from servetune.cli_bench import _LiveLine
+
+    stub.set_behaviour(StubBehaviour(ttft_ms=200, itl_ms=50))
+    spec = WorkloadSpec(num_prompts=6, random_input_len=8, random_output_len=6)
+    config = BenchConfig(base_url=stub.base_url, model="stub", workload=spec, max_concurrency=3)
+    seen: list[Progress] = []
+    screen = io.StringIO()
+    live = _LiveLine(screen)
+
+    def progress(p: Progress) -> None:
+        seen.append(p)
+        live(p)
+
+    asyncio.run(run_bench(config, progress=progress))
+    live.close()
+    assert seen and all(p.total == 6 for p in seen)
+    assert max(p.in_flight for p in seen) <= 3
+    assert "done" in screen.getvalue() and "tok/s" in screen.getvalue()
