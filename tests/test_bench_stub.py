@@ -318,3 +318,17 @@ def test_progress_snapshots_and_the_live_line(stub: ThreadedStub) -> None:
     assert seen and all(p.total == 6 for p in seen)
     assert max(p.in_flight for p in seen) <= 3
     assert "done" in screen.getvalue() and "tok/s" in screen.getvalue()
+
+
+def test_an_unwritable_output_path_keeps_the_result(
+    stub: ThreadedStub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    code = main(["bench", "--base-url", stub.base_url, "--model", "stub", "--num-prompts", "2",
+                 "--random-input-len", "8", "--output", str(blocker / "r.json")])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2
+    saved = Path(err.split("the result was saved to ")[1].split()[0].rstrip(";"))
+    assert json.loads(saved.read_text(encoding="utf-8"))["completed"] == 2
+    saved.unlink()

@@ -465,11 +465,13 @@ def test_evidence_is_stripped_of_the_process_prefix() -> None:
 def test_removed_flags_and_stray_values_and_typos_each_get_a_diagnosis() -> None:
     report = diagnose("vllm: error: unrecognized arguments: True --swap-space 4 —max-num-seqs 8")
     assert [(d.id, d.title.split()[0]) for d in report.diagnoses] == [
-        ("unknown-flag", "Stray"),
+        ("bool-flag-value", "A"),  # `--enforce-eager True`: a value left over after a switch
         ("removed-flag", "`--swap-space`"),
         ("dash-typo", "`—max-num-seqs`"),
     ]
     assert "`--max-num-seqs`" in report.diagnoses[2].fix
+    stray = diagnose("vllm: error: unrecognized arguments: Qwen/Qwen3-8B")
+    assert [(d.id, d.title.split()[0]) for d in stray.diagnoses] == [("unknown-flag", "Stray")]
 
 
 def test_removed_flag_names_its_replacement() -> None:

@@ -61,6 +61,13 @@ FAILING_STARTS = [
         1,
     ),
     (
+        "gpu-memory-utilization-range",
+        ["--gpu-memory-utilization", "1.5"],
+        "Input should be less than or equal to 1",
+        1,
+    ),
+    ("bool-flag-value", ["--enforce-eager", "True"], "unrecognized arguments: True", 2),
+    (
         "batched-tokens-below-num-seqs",
         ["--max-num-seqs", "512", "--max-num-batched-tokens", "256"],
         "max_num_batched_tokens (256) must be greater than or equal to max_num_seqs (512)",

@@ -76,6 +76,13 @@ EN: dict[str, DoctorText] = {
         "`{negative}` turns it off. A value after the switch stops the startup.",
         "fix": "Write `{flag}` alone to turn it on, or `{negative}` to turn it off.",
     },
+    "bool-flag-value:value-only": {
+        "title": "A switch was given the value '{token}'",
+        "why": "Since vLLM 0.8 on/off options are switches: `--x` turns one on and `--no-x` "
+        "turns it off. vLLM reads the '{token}' after a switch as a stray argument and stops "
+        "(exit code 2).",
+        "fix": "Delete '{token}'; to turn the switch off, write it as `--no-...` instead.",
+    },
     "invalid-value": {
         "title": "`{flag}`: '{value}' is not a valid value",
         "why": "vLLM checks option types and choices before it loads anything and stops on a "

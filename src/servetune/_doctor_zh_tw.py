@@ -73,6 +73,12 @@ ZH_TW: dict[str, DoctorText] = {
         "代表關閉。後面多接一個值，vLLM 就會停止啟動。",
         "fix": "要打開就只寫 `{flag}`，要關閉就寫 `{negative}`。",
     },
+    "bool-flag-value:value-only": {
+        "title": "有個開關型參數後面被接了值「{token}」",
+        "why": "從 vLLM 0.8 起，開/關選項都是開關型參數：寫 `--x` 代表打開，寫 `--no-x` 代表"
+        "關閉。開關後面多出來的「{token}」會被當成多餘的參數，vLLM 就停止啟動（結束碼 2）。",
+        "fix": "刪掉「{token}」；想關閉這個開關，就改寫成 `--no-...`。",
+    },
     "invalid-value": {
         "title": "`{flag}`：「{value}」不是有效的值",
         "why": "vLLM 在載入任何東西之前，會先檢查每個選項的型別和可選的值；遇到讀不懂的值，"

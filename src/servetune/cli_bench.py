@@ -14,6 +14,7 @@ import math
 import os
 import signal
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -230,7 +231,13 @@ def run(ns: argparse.Namespace, stdout: TextIO) -> int:
     try:
         results.write_atomic(path, doc)
     except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc}", "check --output / --result-dir") from exc
+        # Never lose a finished run to a bad path: keep it in the temp folder and say where.
+        rescue = Path(tempfile.gettempdir()) / results.default_filename(outcome)
+        results.write_atomic(rescue, doc)
+        raise UsageError(
+            f"cannot write {path}: {exc.strerror or exc}; the result was saved to {rescue}",
+            "check --output / --result-dir",
+        ) from exc
     if ns.format == "json":
         stdout.write(json.dumps(results.summary_document(doc), indent=2) + "\n")
     else:

@@ -611,6 +611,9 @@ def _unknown_flag_hit(flag: str, facts: Facts, version: str | None, evidence: st
     return _Hit("unknown-flag", None, facts, evidence)
 
 
+_BOOL_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0"})
+
+
 def _argparse_hits(texts: Sequence[str], version: str | None) -> list[_Hit]:
     for text in texts:
         match = _UNRECOGNIZED.search(text)
@@ -620,7 +623,10 @@ def _argparse_hits(texts: Sequence[str], version: str | None) -> list[_Hit]:
         if not tokens:
             continue
         hits = [_flag_hit(t, version, text) for t in tokens if t[0] in UNICODE_DASHES + "-"]
-        if not tokens[0].startswith(tuple(UNICODE_DASHES + "-")):
+        if tokens[0].lower() in _BOOL_WORDS:
+            # `--enforce-eager True`: argparse took the switch and left its value over.
+            hits.insert(0, _Hit("bool-flag-value", "value-only", {"token": tokens[0]}, text))
+        elif not tokens[0].startswith(tuple(UNICODE_DASHES + "-")):
             # A value before any flag: a value given to a switch, or a flag lost to a line break.
             hits.insert(0, _Hit("unknown-flag", "stray", {"token": tokens[0]}, text))
         return hits
