@@ -48,6 +48,12 @@ def test_doctor_unreadable_log_exits_2(capsys: pytest.CaptureFixture[str]) -> No
     assert err.startswith("error: cannot read")
 
 
+def test_doctor_unknown_language_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["doctor", str(LOGS / "cpu-0.32-tp-heads.log"), "--lang", "fr"], capsys)
+    assert (code, out) == (2, "")
+    assert "choose from en, zh-TW" in err and "Traceback" not in err
+
+
 def test_compare_cli_json_and_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = write_runs(tmp_path / "b", Setup(), range(1, 6))
     after = write_runs(

@@ -90,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     from servetune import cli_bench, cli_serve
 
     cli_bench.add_parser(sub)
-    cli_serve.add_parsers(sub, _common)
+    cli_serve.add_parsers(sub, _common, _language)
     return parser
 
 
@@ -111,9 +111,8 @@ def _read_text(path: str, stdin: TextIO) -> str:
 
 
 def _language_of(ns: argparse.Namespace) -> Language:
-    if ns.lang is None:
-        return default_language()
-    return ns.lang if isinstance(ns.lang, str) and ns.lang in LANGUAGES else _language(str(ns.lang))
+    lang: Language | None = ns.lang  # already checked by the `_language` option type
+    return lang or default_language()
 
 
 def _options(ns: argparse.Namespace) -> object:
@@ -125,7 +124,7 @@ def _options(ns: argparse.Namespace) -> object:
         vllm_version=ns.vllm_version,
         model_config=ns.model_config,
         online=ns.online,
-        language=ns.lang or default_language(),
+        language=_language_of(ns),
         config_dir=config_dir,
     )
 

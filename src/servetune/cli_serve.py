@@ -29,7 +29,9 @@ EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def add_parsers(
-    sub: argparse._SubParsersAction[Any], common: Callable[[argparse.ArgumentParser], None]
+    sub: argparse._SubParsersAction[Any],
+    common: Callable[[argparse.ArgumentParser], None],
+    language: Callable[[str], Language],
 ) -> None:
     serve = sub.add_parser(
         "serve",
@@ -44,7 +46,7 @@ def add_parsers(
     doctor = sub.add_parser("doctor", help="explain a vLLM log: ready, failed or starting, and why")
     doctor.add_argument("logfile", type=Path)
     doctor.add_argument("--format", choices=("text", "json"), default="text")
-    doctor.add_argument("--lang", default=None, help="en or zh-TW")
+    doctor.add_argument("--lang", type=language, default=None, help="en or zh-TW")
     doctor.add_argument("--debug", action="store_true")
     accept = sub.add_parser(
         "accept",
