@@ -158,9 +158,10 @@ def _emit(stdout: TextIO, fmt: str, text: str, doc: dict[str, Any] | None = None
 
 
 def _ready_doc(server: ManagedServer, report: Report, url: str) -> tuple[str, dict[str, Any]]:
-    from servetune.launcher import reported_numbers
+    from servetune.doctor import diagnose
 
-    tokens, concurrency = reported_numbers(server.log_text().splitlines())
+    reported = diagnose(server.log_text()).reported  # the doctor knows every release's lines
+    tokens, concurrency = reported.kv_cache_tokens, reported.max_concurrency
     est = report.estimate
     est_tokens = est.kv_cache_tokens if est else None
     est_conc = est.max_concurrent_seqs_at_max_model_len if est else None
@@ -308,7 +309,7 @@ def _quant_check(report: Report) -> Check:
 
 def _started_check(report: Report, log: Path | None, language: Language) -> Check:
     from servetune.doctor import diagnose
-    from servetune.launcher import ManagedServer, server_address
+    from servetune.launcher import healthy, server_address
 
     name = "the server started"
     if log is not None:
@@ -319,8 +320,7 @@ def _started_check(report: Report, log: Path | None, language: Language) -> Chec
             return ("started", name, "fail", doctor.root_cause or "the log shows a failed start")
         return ("started", name, "unknown", f"{log}: still starting, no ready line yet")
     host, port = server_address(report.command)
-    probe = ManagedServer(argv=[], log_path=Path(), host=host, port=port)
-    if probe.healthy():
+    if healthy(host, port):
         return ("started", name, "pass", f"GET http://{host}:{port}/health answered 200")
     return (
         "started",

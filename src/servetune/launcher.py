@@ -20,7 +20,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -49,6 +49,15 @@ PHASES = (
     (re.compile(r"Capturing CUDA graph|Capturing cudagraphs"), "capturing CUDA graphs"),
     (re.compile(r"Graph capturing finished"), "CUDA graphs captured"),
 )
+
+
+def healthy(host: str, port: int, timeout_s: float = 2.0) -> bool:
+    """GET /health answers 200."""
+    try:
+        with urllib.request.urlopen(f"http://{host}:{port}/health", timeout=timeout_s) as response:
+            return int(response.status) == 200
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
 
 
 def find_vllm(explicit: str | None) -> str:
@@ -207,14 +216,6 @@ class ManagedServer:
         except OSError:
             return "\n".join(self._seen)
 
-    def healthy(self, timeout_s: float = 2.0) -> bool:
-        url = f"http://{self.host}:{self.port}/health"
-        try:
-            with urllib.request.urlopen(url, timeout=timeout_s) as response:
-                return int(response.status) == 200
-        except (urllib.error.URLError, OSError, ValueError):
-            return False
-
     def wait_ready(
         self,
         timeout_s: float,
@@ -236,7 +237,7 @@ class ManagedServer:
             if self.process is not None and self.process.poll() is not None:
                 self._drain(on_line)
                 return "exited"
-            if saw_ready_line and self.healthy():
+            if saw_ready_line and healthy(self.host, self.port):
                 return "ready"
             if interrupted():
                 return "interrupted"
@@ -327,14 +328,3 @@ def phase(line: str) -> str | None:
         if match:
             return label.format(*match.groups())
     return None
-
-
-def reported_numbers(lines: Sequence[str]) -> tuple[int | None, float | None]:
-    """(KV cache tokens, maximum concurrency) as vLLM logged them, if it did."""
-    tokens = concurrency = None
-    for line in lines:
-        if m := re.search(r"KV cache size: ([\d,]+) tokens", line):
-            tokens = int(m.group(1).replace(",", ""))
-        if m := re.search(r"Maximum concurrency for [\d,]+ tokens per request: ([\d.]+)x", line):
-            concurrency = float(m.group(1))
-    return tokens, concurrency
