@@ -75,22 +75,11 @@ _TEXT_KEYS = (b'"text":"', b'"content":"')
 
 
 def quick_content(payload: bytes) -> bool | None:
-    """Whether a plain content event carries text, read without parsing JSON; None when the
-    event needs a full parse (usage, errors, reasoning, other shapes or spacing).
-
-    This is the hot path of a load test: one call per streamed chunk. Compact JSON objects
-    with a `"text":"` (completions) or `"content":"` (chat) field are the common case; an empty
-    string there (a chat role chunk, a finish chunk) is not a token.
-    """
-    if payload[:1] != b"{" or payload[-1:] != b"}":
-        return None
-    if b'"usage"' in payload or b'"error"' in payload or b"reasoning" in payload:
-        return None
-    for key in _TEXT_KEYS:
-        at = payload.find(key)
-        if at >= 0:
-            return payload[at + len(key) : at + len(key) + 1] != b'"'
-    return None
+    """Whether one plain content event carries text, read without parsing JSON; None when it
+    needs a full parse (usage, errors, reasoning, other shapes or spacing). An empty text field
+    (a chat role chunk, a finish chunk) is not a token."""
+    count = plain_content_count([payload])
+    return None if count is None else count == 1
 
 
 def plain_content_count(payloads: list[bytes]) -> int | None:
