@@ -45,7 +45,6 @@ class Report:
     """The review: what was understood, what was estimated, and what is wrong."""
 
     command: ServeCommand
-    version_source: str
     model: model.ModelFacts | None
     hardware: hardware.Hardware | None
     settings: settings.Settings
@@ -113,7 +112,6 @@ def review(
     model_facts: model.ModelFacts | None,
     machine: hardware.Hardware | None,
     language: Language = "en",
-    version_source: str = "newest known release",
 ) -> Report:
     """Run every rule over a parsed command with known model and hardware facts."""
     effective = settings.resolve(command, model_facts, machine)
@@ -130,7 +128,6 @@ def review(
     edits = [e for rule, hit in ordered if rule.severity != "info" for e in hit.edits]
     return Report(
         command=command,
-        version_source=version_source,
         model=model_facts,
         hardware=machine,
         settings=effective,
@@ -153,14 +150,7 @@ def check_command(command: ServeCommand, options: CheckOptions) -> Report:
     facts = model.find_model(
         command.model, model_config=options.model_config, online=options.online
     )
-    source = serve_command.version_source(options.vllm_version, command.image_tag)
-    return review(
-        command,
-        model_facts=facts,
-        machine=machine,
-        language=options.language,
-        version_source=source,
-    )
+    return review(command, model_facts=facts, machine=machine, language=options.language)
 
 
 def check_text(text: str, options: CheckOptions) -> Report:

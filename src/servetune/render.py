@@ -217,7 +217,7 @@ def report_text(report: Report, *, colour: bool = False) -> str:
     lines = [_paint(verdict, "bold", colour), ""]
     lines += wrap(_model_line(report.model, labels), "")
     lines += wrap(_hardware_line(report.hardware, labels), "")
-    lines.append(f"{labels['vllm']}: {report.command.version} ({report.version_source})")
+    lines.append(f"{labels['vllm']}: {report.command.version} ({report.command.version_source})")
     for severity in ("error", "warning", "info"):
         group = [f for f in report.findings if f.severity == severity]
         if group:

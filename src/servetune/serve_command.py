@@ -73,6 +73,7 @@ class ServeCommand:
     model: str | None
     args: Mapping[str, ArgValue]
     version: str  # the vLLM flag table used (a known release)
+    version_source: str = "newest known release"  # where `version` came from, in words
     form: CommandForm = "vllm-serve"
     prefix: tuple[str, ...] = ("vllm", "serve")  # tokens before the vLLM arguments
     model_positional: bool = True
@@ -483,7 +484,7 @@ def parse_tokens(
 ) -> ServeCommand:
     """Parse shell words of a server command. `version` picks the flag table (default: newest)."""
     located = _locate(tokens)
-    table = _pick_version(version, located.image_tag)
+    table, source = _pick_version(version, located.image_tag)
     builder = _Builder(version=table)
     allow_positional = located.form != "api-server"
     _read_args(builder, located.args, allow_positional)
@@ -508,6 +509,7 @@ def parse_tokens(
         model=builder.model,
         args=dict(builder.args),
         version=table,
+        version_source=source,
         form=located.form,
         prefix=located.prefix,
         model_positional=builder.model_positional,
@@ -527,24 +529,16 @@ def parse_text(
     return parse_tokens(tokens_from_text(text), version=version, config_dir=config_dir)
 
 
-def _pick_version(requested: str | None, image_tag: str | None) -> str:
+def _pick_version(requested: str | None, image_tag: str | None) -> tuple[str, str]:
+    """(flag table, where the version came from in words, as reports show it)."""
     if requested is not None:
-        return vllm_flags.table_for(requested)
+        return vllm_flags.table_for(requested), "--vllm-version"
     if image_tag and re.match(r"^v?\d+\.\d+", image_tag):
-        return vllm_flags.table_for(image_tag)
+        return vllm_flags.table_for(image_tag), f"docker image tag {image_tag}"
     installed = vllm_flags.installed_vllm_version()
-    return vllm_flags.table_for(installed) if installed else vllm_flags.newest_version()
-
-
-def version_source(requested: str | None, image_tag: str | None) -> str:
-    """Where the vLLM version came from, in words (shown next to the version in reports)."""
-    if requested is not None:
-        return "--vllm-version"
-    if image_tag and re.match(r"^v?\d+\.\d+", image_tag):
-        return f"docker image tag {image_tag}"
-    if vllm_flags.installed_vllm_version():
-        return "installed vllm package"
-    return "newest known release"
+    if installed:
+        return vllm_flags.table_for(installed), "installed vllm package"
+    return vllm_flags.newest_version(), "newest known release"
 
 
 def render(command: ServeCommand, args: Mapping[str, ArgValue], order: Sequence[str]) -> str:
