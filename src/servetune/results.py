@@ -192,7 +192,8 @@ def _servetune_block(run: BenchRun, summary: Summary) -> dict[str, Any]:
                        "args": dict(parsed.args), "vllm_version_table": parsed.version,
                        "gpus": run.config.gpus}  # fmt: skip
         except Exception as exc:  # noqa: BLE001 - a bad recorded command must not lose the run
-            command = {"text": run.config.server_command, "parse_error": str(exc)}
+            command = {"text": run.config.server_command, "parse_error": str(exc),
+                       "gpus": run.config.gpus}  # fmt: skip
     return {
         "schema_version": SCHEMA_VERSION,
         "tool_version": __version__,
