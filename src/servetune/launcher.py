@@ -287,7 +287,14 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
 
 def group_alive(pgid: int) -> bool:
     """True while any non-zombie process of the group exists."""
-    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
+    proc = Path("/proc")
+    if not proc.is_dir():  # no /proc: a signal 0 tells, though it also sees zombies
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    for entry in proc.iterdir():
         if not entry.name.isdigit():
             continue
         try:
@@ -296,12 +303,6 @@ def group_alive(pgid: int) -> bool:
             continue
         if int(fields[2]) == pgid and fields[0] != "Z":
             return True
-    if not Path("/proc").is_dir():
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return False
-        return True
     return False
 
 
