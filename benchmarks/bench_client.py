@@ -1,7 +1,8 @@
 """Our load-test client next to `vllm bench serve`'s, against the same fast local server.
 
-Both clients run as child processes of this script, on this machine, against `tests/stub_server.py`
-(a streaming fake of vLLM's OpenAI server: zero delay, one token per SSE event and HTTP chunk).
+Both clients run as child processes of this script, on this machine, against the stub in
+tests/fakes/ (a streaming fake of vLLM's OpenAI server: zero delay, one token per SSE event
+and HTTP chunk).
 
 1. Client CPU seconds per 1,000 streamed tokens. Each client runs a small and a large load (50 and
    1,050 requests of 64 output tokens, 32-token prompts, rate inf, at most 64 in flight) against a
@@ -61,14 +62,13 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-from stub_server import StubBehaviour, ThreadedStub  # noqa: E402
+sys.path.insert(0, str(ROOT / "tests" / "fakes"))
 
 import vllm_cpu  # noqa: E402
+from stub_server import StubBehaviour, ThreadedStub  # noqa: E402
 
 SERVETUNE = ROOT / ".venv" / "bin" / "servetune"
-STUB_SCRIPT = ROOT / "tests" / "stub_server.py"
+STUB_SCRIPT = ROOT / "tests" / "fakes" / "stub_server.py"
 COMPLETIONS = "/v1/completions"
 MODEL = "stub"
 INPUT_LEN = 32
@@ -321,7 +321,7 @@ def _thread_cpu_reader(name: str) -> Callable[[], float]:
 
 @dataclass
 class StubProcess:
-    """tests/stub_server.py as its own process (zero delay, one token per chunk)."""
+    """tests/fakes/stub_server.py as its own process (zero delay, one token per chunk)."""
 
     workdir: Path
     base_url: str = ""

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 # --- real vLLM harness ---
-# Tests marked `vllm` use the `vllm_cpu` fixture and import the helpers from tests/vllm_cpu.py.
+# Tests marked `vllm` use the `vllm_cpu` fixture and import the helpers from tests/fakes/vllm_cpu.py.
 # Without the harness they skip; with SERVETUNE_REQUIRE_VLLM=1 (CI sets it) they fail instead.
 
-_TESTS_DIR = str(Path(__file__).resolve().parent)
-if _TESTS_DIR not in sys.path:  # `import vllm_cpu` works under any pytest import mode
-    sys.path.insert(0, _TESTS_DIR)
+# The fakes (stub server, real-vLLM harness) are imported by name from every test folder.
+_FAKES_DIR = str(Path(__file__).resolve().parent / "fakes")
+if _FAKES_DIR not in sys.path:  # `import vllm_cpu` works under any pytest import mode
+    sys.path.insert(0, _FAKES_DIR)
 
 
 @pytest.fixture(scope="session")

@@ -5,8 +5,6 @@ command and return a `Report`; the pieces (`parse_text`, `find_model`, `parse_gp
 for tools that build on them. Every error servetune raises on purpose is a `ServetuneError`.
 """
 
-from servetune.capacity import Estimate
-from servetune.check import CheckOptions, Finding, Report, check_argv, check_text
 from servetune.errors import (
     CommandParseError,
     HardwareError,
@@ -14,9 +12,11 @@ from servetune.errors import (
     ServetuneError,
     UsageError,
 )
-from servetune.hardware import GpuSpec, Hardware, parse_gpus
-from servetune.model import ModelFacts, find_model
-from servetune.serve_command import ServeCommand, parse_text, parse_tokens
+from servetune.review.capacity import Estimate
+from servetune.review.check import CheckOptions, Finding, Report, check_argv, check_text
+from servetune.review.hardware import GpuSpec, Hardware, parse_gpus
+from servetune.review.model import ModelFacts, find_model
+from servetune.vllm.serve_command import ServeCommand, parse_text, parse_tokens
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,1 @@
+"""Judge results: read result files, compare before/after, accept."""

@@ -1,0 +1,305 @@
+"""Bench runs as read from result files: servetune's own, plain `vllm bench serve
+--save-result` files, and `--append-result` files holding one JSON object per run.
+
+A `Run` keeps each metric's value as its file states it, per-request samples where the file has
+them (for request-level resampling), the workload, the recorded server command and GPUs, and the
+client's and server's own health figures. `compare` works on `Side`s of such runs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from servetune.errors import UsageError
+from servetune.measure import metrics as formulas
+from servetune.measure.server_metrics import MetricsSummary
+
+FAMILIES = ("ttft", "tpot", "itl", "e2el")
+_STATS = ("mean", "median", "p50", "p90", "p95", "p99")
+THROUGHPUTS = ("request_throughput", "output_throughput", "total_token_throughput",
+               "request_goodput")  # fmt: skip
+KNOWN_METRICS = (*(f"{s}_{f}_ms" for f in FAMILIES for s in _STATS), *THROUGHPUTS)
+FILE_HINT = "give result files of `servetune bench` or `vllm bench serve --save-result`"
+
+
+# --- what a side holds --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Samples:
+    """One latency family of one run, per request, in seconds.
+
+    `units` holds each request's (sum, count): one value for TTFT, TPOT and E2EL, all its gaps
+    for ITL, so a resampled mean keeps a request's gaps together. `ordered` is every value,
+    sorted. `mean_se` is the bootstrap standard error of the mean (delta method, ratio of sums).
+    """
+
+    units: tuple[tuple[float, int], ...]
+    ordered: tuple[float, ...]
+    mean: float
+    mean_se: float
+
+    def stat(self, stat: str) -> float:
+        return self.mean if stat == "mean" else formulas.percentile(self.ordered, stat_rank(stat))
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What a run asked of the server (`--flag` -> text) and measured tokens per request."""
+
+    settings: Mapping[str, str]
+    mean_tokens: Mapping[str, float]  # "input" / "output"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One bench run, as far as its file tells. Metric values in the file's units."""
+
+    source: str
+    values: Mapping[str, float]
+    samples: Mapping[str, Samples]  # latency family -> per-request samples, when recorded
+    workload: Workload
+    command: str | None  # the recorded `vllm serve` command
+    flag_table: str | None  # the vLLM flag table servetune read it with
+    gpus: str | None  # the recorded `--gpus` spec (vLLM's defaults depend on the GPU)
+    failed: int
+    completed: int
+    client_saturated: bool | None
+    send_lag_p99_s: float | None
+    server: MetricsSummary | None
+
+
+@dataclass(frozen=True)
+class Side:
+    runs: tuple[Run, ...]
+
+
+# --- reading result files -----------------------------------------------------------------------
+
+
+def load_side(paths: Sequence[Path]) -> Side:
+    """Every run in `paths`: files, or folders (each `*.json` directly inside, by name)."""
+    files = [f for p in paths for f in _files(Path(p))]
+    if not files:
+        raise UsageError("no result files given", FILE_HINT)
+    return Side(tuple(run for f in files for run in _load_file(f)))
+
+
+def _files(path: Path) -> list[Path]:
+    if path.is_dir():
+        # vLLM writes `<name>.pytorch.json` beside a result when SAVE_TO_PYTORCH_BENCHMARK_FORMAT
+        # is set: another format of the same run, so not a run of its own.
+        found = sorted(p for p in path.glob("*.json") if not p.name.endswith(".pytorch.json"))
+        if not found:
+            raise UsageError(f"{path}: no *.json files in this folder", FILE_HINT)
+        return found
+    if not path.is_file():
+        raise UsageError(f"{path}: no such file or folder", FILE_HINT)
+    return [path]
+
+
+def _load_file(path: Path) -> list[Run]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}", FILE_HINT) from exc
+    objects = _json_objects(text, path)
+    if len(objects) == 1:
+        return [_run(objects[0], str(path))]
+    return [_run(obj, f"{path}#{i}") for i, obj in enumerate(objects, 1)]
+
+
+def _json_objects(text: str, path: Path) -> list[Any]:
+    """The JSON values in `text`: one, or one per run as `--append-result` writes them."""
+    decoder = json.JSONDecoder()
+    objects: list[Any] = []
+    pos = len(text) - len(text.lstrip())
+    while pos < len(text):
+        try:
+            obj, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            where = f"line {exc.lineno} column {exc.colno}"
+            raise UsageError(f"{path}: not JSON ({exc.msg}, {where})", FILE_HINT) from exc
+        objects.append(obj)
+        pos = len(text) - len(text[pos:].lstrip())
+    if not objects:
+        raise UsageError(f"{path}: the file is empty", FILE_HINT)
+    return objects
+
+
+def _num(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _run(doc: object, source: str) -> Run:
+    if not isinstance(doc, dict) or "completed" not in doc or "duration" not in doc:
+        raise UsageError(f"{source}: not a bench result (no `completed` and `duration`)", FILE_HINT)
+    block = _dict(doc.get("servetune"))
+    samples = _samples(doc, block)
+    command = _dict(block.get("server_command"))
+    client = _dict(block.get("client"))
+    lag = _dict(_dict(client.get("send_lag_s")).get("percentiles")).get("99")
+    text, table = command.get("text"), command.get("vllm_version_table")
+    saturated = client.get("saturated")
+    return Run(
+        source=source,
+        values=_values(doc, samples),
+        samples=samples,
+        workload=_workload(doc, _dict(block.get("config"))),
+        command=text if isinstance(text, str) else None,
+        flag_table=table if isinstance(table, str) else None,
+        gpus=gpus if isinstance(gpus := command.get("gpus"), str) else None,
+        failed=int(_num(doc.get("failed")) or 0),
+        completed=int(_num(doc.get("completed")) or 0),
+        client_saturated=saturated if isinstance(saturated, bool) else None,
+        send_lag_p99_s=_num(lag),
+        server=_server(_dict(block.get("server_metrics")).get("summary")),
+    )
+
+
+def _server(summary: object) -> MetricsSummary | None:
+    if not isinstance(summary, dict):
+        return None
+    return MetricsSummary(
+        samples=int(_num(summary.get("samples")) or 0),
+        peak_running=_num(summary.get("peak_running")),
+        peak_waiting=_num(summary.get("peak_waiting")),
+        peak_kv_cache_usage=_num(summary.get("peak_kv_cache_usage")),
+        preemptions=_num(summary.get("preemptions")),
+    )
+
+
+def _make_samples(units: list[tuple[float, int]], values: list[float]) -> Samples | None:
+    if not units:
+        return None
+    n, count = len(units), sum(c for _, c in units)
+    mean = sum(s for s, _ in units) / count
+    spread = sum((s - mean * c) ** 2 for s, c in units) / n
+    return Samples(tuple(units), tuple(sorted(values)), mean, math.sqrt(spread / n) / (count / n))
+
+
+def _samples(doc: dict[str, Any], block: dict[str, Any]) -> dict[str, Samples]:
+    rows = _rows_from_records(block.get("requests")) or _rows_from_arrays(doc)
+    found: dict[str, Samples] = {}
+    for family in FAMILIES:
+        if family == "itl":
+            gaps = [row["itl"] for row in rows if row["itl"]]
+            made = _make_samples([(sum(g), len(g)) for g in gaps], [x for g in gaps for x in g])
+        else:
+            values = [v for row in rows if (v := row[family]) is not None]
+            made = _make_samples([(v, 1) for v in values], values)
+        if made is not None:
+            found[family] = made
+    return found
+
+
+def _row(ttft: float | None, e2el: float | None, gaps: object, tokens: object) -> dict[str, Any]:
+    out = _num(tokens)
+    tpot = None
+    if ttft is not None and e2el is not None and out is not None:
+        tpot = formulas.tpot(e2el, ttft, int(out))
+    itl = [x for g in gaps if (x := _num(g)) is not None] if isinstance(gaps, list) else []
+    return {"ttft": ttft, "e2el": e2el, "tpot": tpot, "itl": itl}
+
+
+def _rows_from_records(records: object) -> list[dict[str, Any]]:
+    """servetune's per-request records: the measured (not warm-up) successes."""
+    if not isinstance(records, list):
+        return []
+    return [
+        _row(_num(r.get("ttft_s")), _num(r.get("e2el_s")), r.get("itls_s"), r.get("output_tokens"))
+        for r in records
+        if isinstance(r, dict) and not r.get("warmup") and r.get("error") is None
+        and _num(r.get("e2el_s")) is not None
+    ]  # fmt: skip
+
+
+def _rows_from_arrays(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """vLLM's per-request arrays (all but `latencies` need --save-detailed). vLLM keeps a failed
+    request in every array, with a latency of 0 and its error in `errors`."""
+    latencies = doc.get("latencies")
+    if not isinstance(latencies, list):
+        return []
+    n = len(latencies)
+
+    def aligned(key: str) -> list[Any]:
+        value = doc.get(key)
+        return value if isinstance(value, list) and len(value) == n else [None] * n
+
+    errors, ttfts, itls, outs = (aligned(k) for k in ("errors", "ttfts", "itls", "output_lens"))
+    return [
+        _row(_num(ttfts[i]), e2el, itls[i], outs[i])
+        for i in range(n)
+        if not errors[i] and (e2el := _num(latencies[i])) is not None and e2el > 0
+    ]
+
+
+def stat_rank(stat: str) -> float:
+    return 50.0 if stat in ("median", "p50") else float(stat[1:])
+
+
+def metric_parts(name: str) -> tuple[str, str] | None:
+    """("p99", "ttft") for "p99_ttft_ms"; None for a throughput."""
+    stat, _, rest = name.partition("_")
+    family = rest.removesuffix("_ms")
+    return (stat, family) if family in FAMILIES and name.endswith("_ms") else None
+
+
+def _values(doc: dict[str, Any], samples: Mapping[str, Samples]) -> dict[str, float]:
+    """Each known metric as the file states it. vLLM writes `median_*` where servetune writes
+    `p50_*` too, and e2el stats only on request: those come from the per-request values."""
+    values: dict[str, float] = {}
+    for name in KNOWN_METRICS:
+        value = _num(doc.get(name))
+        parts = metric_parts(name)
+        if value is None and parts and parts[0] in ("median", "p50"):
+            other = "p50" if parts[0] == "median" else "median"
+            value = _num(doc.get(f"{other}_{parts[1]}_ms"))
+        if value is None and parts and parts[1] in samples:
+            value = samples[parts[1]].stat(parts[0]) * 1000
+        if value is not None:
+            values[name] = value
+    return values
+
+
+def value_text(value: object) -> str:
+    if value is None:
+        return "unlimited"
+    if isinstance(value, float):
+        return "inf" if math.isinf(value) else f"{value:g}"
+    return str(value)
+
+
+def _workload(doc: dict[str, Any], config: dict[str, Any]) -> Workload:
+    settings = {
+        "--model": value_text(doc.get("model_id")),
+        "--request-rate": value_text(doc.get("request_rate")),
+        "--burstiness": value_text(doc.get("burstiness")),
+        "--max-concurrency": value_text(doc.get("max_concurrency")),
+    }
+    # servetune's top-level num_prompts counts what a --duration run managed: compare the ask
+    asked = config.get("num_prompts") if config else doc.get("num_prompts")
+    if asked is not None:
+        settings["--num-prompts"] = value_text(asked)
+    for key in ("dataset_name", "dataset_path", "random_input_len", "random_output_len",
+                "random_range_ratio", "duration_s", "ignore_eos"):  # fmt: skip
+        if config.get(key) is not None:
+            settings["--" + key.removesuffix("_s").replace("_", "-")] = value_text(config[key])
+    completed = _num(doc.get("completed"))
+    tokens = {
+        side: total / completed
+        for side in ("input", "output")
+        if completed and (total := _num(doc.get(f"total_{side}_tokens"))) is not None
+    }
+    return Workload(settings, tokens)

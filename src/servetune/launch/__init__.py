@@ -1,0 +1,1 @@
+"""Start, watch and stop vLLM; the doctor that reads why a start failed."""

@@ -1,0 +1,1 @@
+"""Load tests: workload, arrivals, client, server metrics, metric formulas, the result file."""

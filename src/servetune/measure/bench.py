@@ -1,0 +1,566 @@
+"""`bench`: run a load test against an OpenAI-compatible server and record every request.
+
+One asyncio loop: a dispatcher sends requests at their precomputed arrival times (optionally
+capped at `max_concurrency` in flight), each request streams and timestamps its chunks, and a
+sampler reads `/metrics` once a second. Nothing here prints; `progress` receives snapshots.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from servetune.errors import UsageError
+from servetune.measure import schedule, server_metrics, workload
+from servetune.measure.client import ClientLimits, Endpoint, HttpClient, RequestFailed, json_body
+from servetune.measure.stream import (
+    Event,
+    MalformedStream,
+    SseParser,
+    plain_content_count,
+    quick_content,
+    read_event,
+)
+from servetune.measure.workload import Prompt, WorkloadSpec
+
+EndpointPath = Literal["/v1/completions", "/v1/chat/completions"]
+Clock = Callable[[], float]
+
+
+class ServerUnreachable(UsageError):  # noqa: N818 - reads as the situation it names
+    """The server could not be reached before the run started."""
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """One load test, as the CLI (or a library user) describes it."""
+
+    base_url: str
+    model: str
+    endpoint: EndpointPath = "/v1/completions"
+    api_key: str | None = field(default=None, repr=False)
+    workload: WorkloadSpec = field(default_factory=WorkloadSpec)
+    duration_s: float | None = None
+    request_rate: float = math.inf
+    burstiness: float = 1.0
+    max_concurrency: int | None = None
+    warmup: int = 0
+    ignore_eos: bool = False
+    seed: int = 0
+    request_timeout_s: float = 600.0
+    goodput_slo_ms: dict[str, float] = field(default_factory=dict)
+    label: str | None = None
+    server_command: str | None = None
+    gpus: str | None = None  # the server's GPUs (`--gpus` spec), recorded for compare
+    metrics_interval_s: float = 1.0
+
+    def redacted(self) -> dict[str, object]:
+        """The config for the result file: every field, the API key never."""
+        spec = self.workload
+        return {
+            "base_url": self.base_url,
+            "model": self.model,
+            "endpoint": self.endpoint,
+            "api_key": "<redacted>" if self.api_key else None,
+            "dataset_name": spec.dataset_name,
+            "dataset_path": str(spec.dataset_path) if spec.dataset_path else None,
+            "num_prompts": spec.num_prompts,
+            "random_input_len": spec.random_input_len,
+            "random_output_len": spec.random_output_len,
+            "random_range_ratio": spec.random_range_ratio,
+            "random_prefix_len": spec.random_prefix_len,
+            "sharegpt_output_len": spec.sharegpt_output_len,
+            "duration_s": self.duration_s,
+            "request_rate": "inf" if math.isinf(self.request_rate) else self.request_rate,
+            "burstiness": "inf" if math.isinf(self.burstiness) else self.burstiness,
+            "max_concurrency": self.max_concurrency,
+            "warmup": self.warmup,
+            "ignore_eos": self.ignore_eos,
+            "seed": self.seed,
+            "request_timeout_s": self.request_timeout_s,
+            "goodput_slo_ms": dict(self.goodput_slo_ms),
+            "label": self.label,
+            "gpus": self.gpus,
+            "metrics_interval_s": self.metrics_interval_s,
+        }
+
+
+@dataclass(slots=True)
+class RequestRecord:
+    """Everything measured about one request. Times are seconds from the run's start."""
+
+    index: int
+    warmup: bool
+    scheduled_s: float
+    input_len: int | None  # tokens requested (random dataset) or None
+    max_tokens: int
+    slot_s: float | None = None  # when the request held a concurrency slot (>= scheduled_s)
+    queue_s: float | None = None  # time spent blocked waiting for that slot
+    sent_s: float | None = None
+    content_times: list[float] = field(default_factory=list)
+    chunk_tokens: list[int] = field(default_factory=list)  # running usage per chunk, if sent
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    output_tokens_source: Literal["usage", "chunks"] | None = None
+    error: str | None = None  # error kind; None for a success
+    error_detail: str | None = None
+    http_status: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and bool(self.content_times) and self.sent_s is not None
+
+    @property
+    def ttft_s(self) -> float | None:
+        if not self.ok or self.sent_s is None:
+            return None
+        return self.content_times[0] - self.sent_s
+
+    @property
+    def e2el_s(self) -> float | None:
+        if not self.ok or self.sent_s is None:
+            return None
+        return self.content_times[-1] - self.sent_s
+
+    @property
+    def lag_s(self) -> float | None:
+        """How late the client sent, not counting waits for a concurrency slot:
+        sent - scheduled - queue. An overloaded client (a busy event loop) shows up here."""
+        if self.sent_s is None:
+            return None
+        return self.sent_s - self.scheduled_s - (self.queue_s or 0.0)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A snapshot for live displays."""
+
+    elapsed_s: float
+    done: int
+    failed: int
+    in_flight: int
+    output_tokens: int
+    total: int | None
+
+
+@dataclass
+class BenchRun:
+    """The raw outcome of a run, before statistics."""
+
+    config: BenchConfig
+    date: str
+    records: list[RequestRecord]
+    duration_s: float
+    samples: list[server_metrics.MetricsSample]
+    metrics_available: bool
+    tokenizer_mode: str
+    server_version: str | None
+    limits: ClientLimits
+    partial: bool = False
+
+
+def _body(config: BenchConfig, prompt: Prompt, continuous_usage: bool) -> bytes:
+    payload: dict[str, object] = {
+        "model": config.model,
+        "max_tokens": prompt.max_tokens,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "temperature": 0.0,
+    }
+    if continuous_usage:
+        payload["stream_options"] = {"include_usage": True, "continuous_usage_stats": True}
+    if config.ignore_eos:
+        payload["ignore_eos"] = True
+    if config.endpoint == "/v1/chat/completions":
+        messages = prompt.messages or ({"role": "user", "content": prompt.text or ""},)
+        payload["messages"] = list(messages)
+    else:
+        text = prompt.text
+        if text is None and prompt.messages:
+            text = "\n".join(str(m.get("content", "")) for m in prompt.messages)
+        payload["prompt"] = text or ""
+    return json_body(payload)
+
+
+@dataclass
+class _Runner:
+    config: BenchConfig
+    client: HttpClient
+    clock: Clock
+    continuous_usage: bool = False
+    start: float = 0.0
+    records: list[RequestRecord] = field(default_factory=list)
+    in_flight: int = 0
+    output_tokens: int = 0
+    semaphore: asyncio.Semaphore | None = None
+
+    async def _consume(self, rec: RequestRecord, body: bytes) -> bool:
+        parser = SseParser()
+        done = False
+        path = self.config.endpoint
+        start, times = self.start, rec.content_times
+        async for at, data in self.client.stream(path, body, self.clock):
+            payloads = parser.feed(data)
+            plain = plain_content_count(payloads) if payloads else 0
+            if plain is not None:  # the hot path: a read of nothing but content chunks
+                if plain:
+                    times.extend([at - start] * plain)
+                    self.output_tokens += plain
+                continue
+            for payload in payloads:
+                quick = quick_content(payload)
+                if quick is not None:  # the hot path: a plain content chunk
+                    if quick:
+                        times.append(at - start)
+                        self.output_tokens += 1
+                    continue
+                done = self._event(rec, read_event(payload), at - start) or done
+        return done
+
+    def _event(self, rec: RequestRecord, event: Event, at: float) -> bool:
+        """Record a fully parsed event (usage, errors, unusual shapes); True at `[DONE]`."""
+        if event.done:
+            return True
+        if event.error is not None:
+            raise RequestFailed("server_error", event.error)
+        if event.content:
+            rec.content_times.append(at)
+            self.output_tokens += 1
+            if event.completion_tokens is not None:
+                rec.chunk_tokens.append(event.completion_tokens)
+        if event.completion_tokens is not None:
+            rec.output_tokens = event.completion_tokens
+            rec.output_tokens_source = "usage"
+        if event.prompt_tokens is not None:
+            rec.prompt_tokens = event.prompt_tokens
+        return False
+
+    async def one(self, rec: RequestRecord, prompt: Prompt, *, has_slot: bool = False) -> None:
+        """Run one request; with `has_slot` the caller already holds its concurrency slot."""
+        if self.semaphore is not None and not has_slot:
+            if self.semaphore.locked():
+                before = self.clock()
+                await self.semaphore.acquire()
+                rec.queue_s = self.clock() - before
+            else:
+                await self.semaphore.acquire()
+        self.in_flight += 1
+        try:
+            rec.slot_s = self.clock() - self.start
+            body = _body(self.config, prompt, self.continuous_usage)
+            rec.sent_s = self.clock() - self.start
+            async with asyncio.timeout(self.config.request_timeout_s):
+                await self._consume(rec, body)
+            if rec.output_tokens is None:
+                rec.output_tokens, rec.output_tokens_source = len(rec.content_times), "chunks"
+            if not rec.content_times:
+                rec.error, rec.error_detail = "empty", "the stream carried no generated text"
+        except RequestFailed as exc:
+            rec.error, rec.error_detail, rec.http_status = exc.kind, exc.detail, exc.status
+        except MalformedStream as exc:
+            rec.error, rec.error_detail = "malformed", str(exc)
+        except TimeoutError:
+            rec.error = "timeout"
+            rec.error_detail = f"no complete answer within {self.config.request_timeout_s:g} s"
+        except asyncio.CancelledError:
+            rec.error, rec.error_detail = "cancelled", "the run was stopped"
+        finally:
+            self.in_flight -= 1
+            if self.semaphore is not None:
+                self.semaphore.release()
+
+
+async def _get_json(client: HttpClient, path: str) -> object | None:
+    try:
+        response = await client.request("GET", path, timeout_s=10.0)
+    except (RequestFailed, TimeoutError, OSError):
+        return None
+    if response.status != 200:
+        return None
+    try:
+        data: object = json.loads(response.body)
+    except ValueError:
+        return None
+    return data
+
+
+async def _preflight(client: HttpClient, base_url: str) -> None:
+    """Fail fast (exit 2) when nothing answers at the base URL, or it refuses the API key."""
+    try:
+        response = await client.request("GET", "/v1/models", timeout_s=15.0)
+    except (RequestFailed, TimeoutError, OSError) as exc:
+        raise ServerUnreachable(
+            f"cannot reach the server at {base_url}: {exc}",
+            "check --base-url and that the server is up (curl BASE_URL/v1/models)",
+        ) from exc
+    if response.status in (401, 403):
+        raise UsageError(
+            f"the server refused the API key ({response.status})",
+            "pass --api-key or set OPENAI_API_KEY",
+        )
+
+
+def _tokenizer_calls(
+    client: HttpClient, model: str
+) -> tuple[workload.Tokenize, workload.Detokenize]:
+    async def post(path: str, payload: dict[str, object], key: str) -> object:
+        """`key` of the JSON answer, or None when the server has no such endpoint."""
+        try:
+            response = await client.request("POST", path, json_body(payload), 30.0)
+            data = json.loads(response.body) if response.status == 200 else None
+        except (RequestFailed, TimeoutError, OSError, ValueError):
+            return None
+        return data.get(key) if isinstance(data, dict) else None
+
+    async def tokenize(text: str) -> list[int] | None:
+        tokens = await post("/tokenize", {"model": model, "prompt": text}, "tokens")
+        return tokens if isinstance(tokens, list) and tokens else None
+
+    async def detokenize(ids: list[int]) -> str | None:
+        text = await post("/detokenize", {"model": model, "tokens": ids}, "prompt")
+        return text if isinstance(text, str) else None
+
+    return tokenize, detokenize
+
+
+async def build_prompts(
+    config: BenchConfig, client: HttpClient, rng: random.Random, count: int
+) -> tuple[list[Prompt], str]:
+    """`count` prompts for the run and how random prompt lengths were made."""
+    spec = config.workload
+    if spec.dataset_name == "random":
+        tokenize, detokenize = _tokenizer_calls(client, config.model)
+        sized = WorkloadSpec(**{**spec.__dict__, "num_prompts": count})
+        return await workload.random_prompts(sized, rng, tokenize, detokenize)
+    if spec.dataset_path is None:
+        raise UsageError(
+            f"--dataset-name {spec.dataset_name} needs --dataset-path", "give the file's path"
+        )
+    if spec.dataset_name == "jsonl":
+        pool = workload.jsonl_prompts(spec.dataset_path, spec.random_output_len)
+    else:
+        pool = workload.sharegpt_prompts(spec.dataset_path, spec.sharegpt_output_len)
+    return workload.pick(pool, count, rng), "dataset"
+
+
+async def _sample_metrics(
+    client: HttpClient, runner: _Runner, interval_s: float, out: list[server_metrics.MetricsSample]
+) -> bool:
+    """Scrape /metrics every `interval_s` until cancelled; False when the server has none."""
+    while True:
+        try:
+            response = await client.request("GET", "/metrics", timeout_s=max(interval_s, 1.0))
+        except (RequestFailed, TimeoutError, OSError):
+            response = None
+        if response is not None and response.status == 404 and not out:
+            return False
+        if response is not None and response.status == 200:
+            text = response.body.decode("utf-8", "replace")
+            out.append(server_metrics.sample(runner.clock() - runner.start, text))
+        await asyncio.sleep(interval_s)
+
+
+async def _report_progress(
+    runner: _Runner, total: int | None, progress: Callable[[Progress], None]
+) -> None:
+    while True:
+        measured = [r for r in runner.records if not r.warmup]
+        finished = [r for r in measured if r.error is not None or r.output_tokens is not None]
+        progress(
+            Progress(
+                elapsed_s=runner.clock() - runner.start,
+                done=sum(1 for r in finished if r.ok),
+                failed=sum(1 for r in finished if not r.ok),
+                in_flight=runner.in_flight,
+                output_tokens=runner.output_tokens,
+                total=total,
+            )
+        )
+        await asyncio.sleep(0.5)
+
+
+async def _dispatch(
+    runner: _Runner,
+    prompts: list[Prompt],
+    arrivals: list[float] | None,
+    stop: asyncio.Event,
+    deadline_s: float | None,
+) -> list[asyncio.Task[None]]:
+    """Send each request at its arrival time; returns the request tasks."""
+    config = runner.config
+    rng = random.Random(config.seed + 1)
+    times = (
+        iter(arrivals)
+        if arrivals is not None
+        else schedule.arrivals_until(deadline_s or 0.0, config.request_rate, config.burstiness, rng)
+    )
+    tasks: list[asyncio.Task[None]] = []
+    for index, offset in enumerate(times):
+        if stop.is_set() or (
+            deadline_s is not None and runner.clock() - runner.start >= deadline_s
+        ):
+            break
+        delay = runner.start + offset - runner.clock()
+        if 0 < delay < 0.5:
+            await asyncio.sleep(delay)  # cheap; a stop is noticed right after
+        elif delay >= 0.5:
+            try:
+                await asyncio.wait_for(stop.wait(), delay)
+                break  # stopped while waiting
+            except TimeoutError:
+                pass
+        # Closed loop (no rate, a concurrency cap): take the slot here, so that no backlog of
+        # waiting tasks builds up; the request releases it.
+        closed_loop = runner.semaphore is not None and math.isinf(config.request_rate)
+        if (
+            closed_loop
+            and runner.semaphore is not None
+            and not await _acquire_or_stop(runner.semaphore, stop)
+        ):
+            break
+        prompt = prompts[index % len(prompts)]
+        rec = RequestRecord(index, False, offset, prompt.input_len, prompt.max_tokens)
+        if closed_loop:
+            rec.scheduled_s = runner.clock() - runner.start  # sent as soon as a slot frees
+        runner.records.append(rec)
+        tasks.append(asyncio.create_task(runner.one(rec, prompt, has_slot=closed_loop)))
+    return tasks
+
+
+async def _acquire_or_stop(semaphore: asyncio.Semaphore, stop: asyncio.Event) -> bool:
+    """Take a slot, unless the run is stopped first (then False, holding nothing)."""
+    acquire = asyncio.ensure_future(semaphore.acquire())
+    stopped = asyncio.ensure_future(stop.wait())
+    await asyncio.wait({acquire, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    stopped.cancel()
+    if acquire.done() and not acquire.cancelled():
+        if stop.is_set():
+            semaphore.release()
+            return False
+        return True
+    acquire.cancel()
+    return False
+
+
+async def _warm_up(runner: _Runner, prompts: list[Prompt]) -> None:
+    warm = [
+        RequestRecord(-1 - i, True, 0.0, p.input_len, p.max_tokens) for i, p in enumerate(prompts)
+    ]
+    runner.records.extend(warm)
+    runner.start = runner.clock()
+    await asyncio.gather(*(runner.one(r, p) for r, p in zip(warm, prompts, strict=True)))
+
+
+async def run_bench(
+    config: BenchConfig,
+    *,
+    progress: Callable[[Progress], None] | None = None,
+    stop: asyncio.Event | None = None,
+    clock: Clock = time.perf_counter,
+) -> BenchRun:
+    """Run the load test. `stop` ends it early (in-flight requests are cancelled, the result
+    is marked partial); `clock` is injectable for tests."""
+    stop = stop or asyncio.Event()
+    limits = ClientLimits(request_timeout_s=config.request_timeout_s)
+    headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
+    client = HttpClient(Endpoint.parse(config.base_url), limits, headers)
+    try:
+        return await _run(
+            config, client=client, limits=limits, progress=progress, stop=stop, clock=clock
+        )
+    finally:
+        await client.aclose()
+
+
+async def _run(
+    config: BenchConfig,
+    *,
+    client: HttpClient,
+    limits: ClientLimits,
+    progress: Callable[[Progress], None] | None,
+    stop: asyncio.Event,
+    clock: Clock,
+) -> BenchRun:
+    await _preflight(client, config.base_url)
+    version_doc = await _get_json(client, "/version")
+    version = version_doc.get("version") if isinstance(version_doc, dict) else None
+    rng = random.Random(config.seed)
+    timed = config.duration_s is not None
+    count = max(config.workload.num_prompts, 1) + config.warmup
+    prompts, tokenizer_mode = await build_prompts(config, client, rng, count)
+    runner = _Runner(config, client, clock, continuous_usage=isinstance(version, str))
+    if config.max_concurrency:
+        runner.semaphore = asyncio.Semaphore(config.max_concurrency)
+    date = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    if config.warmup:
+        await _warm_up(runner, prompts[: config.warmup])
+    measured = prompts[config.warmup :]
+    arrivals = (
+        None
+        if timed
+        else schedule.arrival_times(
+            len(measured), config.request_rate, config.burstiness, random.Random(config.seed + 1)
+        )
+    )
+    runner.start = clock()
+    samples: list[server_metrics.MetricsSample] = []
+    sampler = asyncio.create_task(
+        _sample_metrics(client, runner, config.metrics_interval_s, samples)
+    )
+    reporter = (
+        asyncio.create_task(_report_progress(runner, None if timed else len(measured), progress))
+        if progress
+        else None
+    )
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        tasks = await _dispatch(runner, measured, arrivals, stop, config.duration_s)
+        waiter: asyncio.Future[list[None]] = asyncio.gather(*tasks)
+        stopper = asyncio.create_task(stop.wait())
+        either: list[asyncio.Future[Any]] = [waiter, stopper]
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+        stopper.cancel()
+        if not waiter.done():
+            waiter.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+    finally:
+        duration = _duration(runner, clock)
+        for task in (sampler, reporter):
+            if task is not None:
+                task.cancel()
+        metrics_ok = await _finish_sampler(sampler)
+    return BenchRun(
+        config=config,
+        date=date,
+        records=runner.records,
+        duration_s=duration,
+        samples=samples,
+        metrics_available=metrics_ok and bool(samples),
+        tokenizer_mode=tokenizer_mode,
+        server_version=version if isinstance(version, str) else None,
+        limits=limits,
+        partial=stop.is_set(),
+    )
+
+
+def _duration(runner: _Runner, clock: Clock) -> float:
+    """First dispatch to last completion (to now when nothing completed)."""
+    measured = [r for r in runner.records if not r.warmup]
+    sends = [r.sent_s for r in measured if r.sent_s is not None]
+    ends = [r.content_times[-1] for r in measured if r.content_times]
+    first = min(sends, default=0.0)
+    return max(ends, default=clock() - runner.start) - first
+
+
+async def _finish_sampler(sampler: asyncio.Task[bool]) -> bool:
+    try:
+        return await sampler
+    except asyncio.CancelledError:
+        return True

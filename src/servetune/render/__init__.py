@@ -1,0 +1,1 @@
+"""Terminal and JSON views of results."""

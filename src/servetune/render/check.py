@@ -1,0 +1,427 @@
+"""Turn reports into terminal text (80 columns, colour only on a TTY) or JSON documents."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+from servetune.review.capacity import Estimate
+from servetune.review.check import Finding, Report
+from servetune.review.hardware import Hardware
+from servetune.review.model import ModelFacts
+from servetune.texts.review_en import Language
+
+WIDTH = 80
+SCHEMA_VERSION = 1
+
+_COLOURS = {"error": "31", "warning": "33", "info": "36", "ok": "32", "bold": "1", "dim": "2"}
+_LABELS: dict[Language, dict[str, str]] = {
+    "en": {
+        "error": "ERRORS",
+        "warning": "WARNINGS",
+        "info": "NOTES",
+        "why": "Why",
+        "fix": "Fix",
+        "ask": "Ask your AI",
+        "corrected": "Corrected command",
+        "capacity": "Capacity estimate (per GPU)",
+        "model": "Model",
+        "hardware": "Hardware",
+        "vllm": "vLLM",
+        "settings": "Effective settings",
+        "stop": "DO NOT LAUNCH: {n} error(s) would stop vLLM at startup or break it.",
+        "warn": "Will start, but {n} warning(s) cost speed, memory or money.",
+        "ok": "Looks good: no red flags found.",
+        "unknown": "unknown",
+        "none": "none (checks skipped)",
+        "weights": "weights",
+        "kv_token": "KV cache per token",
+        "reserve": "activation + overhead reserve",
+        "kv_cache": "KV cache",
+        "kv_tokens": "KV cache tokens",
+        "concurrency": "sequences at max-model-len",
+    },
+    "zh-TW": {
+        "error": "錯誤",
+        "warning": "警告",
+        "info": "備註",
+        "why": "原因",
+        "fix": "修正",
+        "ask": "問你的 AI",
+        "corrected": "修正後的指令",
+        "capacity": "容量估算（每張 GPU）",
+        "model": "模型",
+        "hardware": "硬體",
+        "vllm": "vLLM",
+        "settings": "實際生效的設定",
+        "stop": "先別啟動：有 {n} 個錯誤會讓 vLLM 啟動失敗或無法正常運作。",
+        "warn": "可以啟動，但有 {n} 個警告會浪費速度、記憶體或預算。",
+        "ok": "看起來沒問題：沒有發現紅旗。",
+        "unknown": "未知",
+        "none": "無（已略過相關檢查）",
+        "weights": "權重",
+        "kv_token": "每個 token 的 KV cache",
+        "reserve": "啟動計算與額外保留",
+        "kv_cache": "KV cache",
+        "kv_tokens": "KV cache 可存 token 數",
+        "concurrency": "max-model-len 長度下可同時服務的序列數",
+    },
+}
+
+
+def _paint(text: str, style: str, colour: bool) -> str:
+    return f"\x1b[{_COLOURS[style]}m{text}\x1b[0m" if colour else text
+
+
+def display_width(text: str) -> int:
+    """Terminal columns `text` takes: East Asian wide and full-width characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - display_width(text))
+
+
+# A wrap unit: a run of spaces, a run of narrow non-space characters, or one wide character
+# (Chinese text has no spaces: a line may break between any two of its characters).
+_UNITS = re.compile(r"\s+|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+|.")
+
+
+def _wrap_wide(text: str, first_prefix: str, prefix: str) -> list[str]:
+    lines: list[str] = []
+    line, width, space = first_prefix, display_width(first_prefix), False
+    bare = True  # nothing but the prefix on this line yet
+    for unit in _UNITS.findall(text):
+        if unit.isspace():
+            space = True
+            continue
+        cost = display_width(unit) + (1 if space and not bare else 0)
+        if width + cost > WIDTH and not bare:
+            lines.append(line)
+            line, width, bare = prefix, display_width(prefix), True
+            cost = display_width(unit)
+        line += (" " if space and not bare else "") + unit
+        width += cost
+        space, bare = False, False
+    lines.append(line)
+    return lines
+
+
+def wrap(text: str, indent: str, first: str = "") -> list[str]:
+    """Wrap to 80 columns; wide (Chinese) characters count two and may break anywhere."""
+    if any(unicodedata.east_asian_width(ch) in "WF" for ch in text + first):
+        return _wrap_wide(text, indent + first, indent + " " * display_width(first))
+    return textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=indent + first,
+        subsequent_indent=indent + " " * len(first),
+        break_on_hyphens=False,
+        break_long_words=False,
+    ) or [indent + first]
+
+
+def _model_line(model: ModelFacts | None, labels: dict[str, str]) -> str:
+    if model is None:
+        return f"{labels['model']}: {labels['none']}"
+    parts = [f"{model.model_id} ({model.source})"]
+    if model.num_attention_heads:
+        parts.append(f"{model.num_attention_heads} heads / {model.num_kv_heads} KV heads")
+    if model.max_model_len:
+        parts.append(f"context {model.max_model_len:,}")
+    if model.dtype:
+        parts.append(model.dtype)
+    if model.quantization:
+        q = model.quantization
+        parts.append(f"{q.method}" + (f" {q.bits}-bit" if q.bits else ""))
+    if model.is_moe:
+        parts.append(f"MoE {model.num_experts} experts")
+    if model.is_mla:
+        parts.append("MLA")
+    return f"{labels['model']}: " + ", ".join(parts)
+
+
+def _hardware_line(machine: Hardware | None, labels: dict[str, str]) -> str:
+    if machine is None:
+        return f"{labels['hardware']}: {labels['none']}"
+    if machine.spec is None:
+        return f"{labels['hardware']}: {machine.count}x GPU ({machine.source})"
+    spec = machine.spec
+    return (
+        f"{labels['hardware']}: {machine.count}x {spec.name} ({spec.memory_gib:g} GiB, "
+        f"compute capability {spec.compute_capability or '-'}, from {machine.source})"
+    )
+
+
+def _finding_lines(finding: Finding, labels: dict[str, str], colour: bool) -> list[str]:
+    mark = {"error": "x", "warning": "!", "info": "i"}[finding.severity]
+    head = wrap(f"{finding.title} [{finding.rule}]", "  ", f"{mark} ")
+    lines = [_paint(head[0], finding.severity, colour), *head[1:]]
+    lines += wrap(finding.why, "    ", f"{labels['why']}: ")
+    lines += wrap(finding.fix, "    ", f"{labels['fix']}: ")
+    if finding.ask_ai:
+        lines += wrap(f'"{finding.ask_ai}"', "    ", f"{labels['ask']}: ")
+    return lines
+
+
+def _gib(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.1f} GiB"
+
+
+def _estimate_lines(est: Estimate, labels: dict[str, str]) -> list[str]:
+    rows = [
+        (labels["weights"], _gib(est.weights_gib_per_gpu)),
+        (labels["kv_token"], f"{est.kv_bytes_per_token_per_gpu:,} B"),
+        (labels["reserve"], _gib(est.reserve_gib_per_gpu)),
+        (labels["kv_cache"], _gib(est.kv_cache_gib_per_gpu)),
+        (labels["kv_tokens"], "-" if est.kv_cache_tokens is None else f"{est.kv_cache_tokens:,}"),
+    ]
+    conc = est.max_concurrent_seqs_at_max_model_len
+    rows.append((labels["concurrency"], "-" if conc is None else f"{conc:,.2f}"))
+    return [f"  {_pad(name, 40)} {value}" for name, value in rows]
+
+
+def _settings_lines(report: Report, labels: dict[str, str]) -> list[str]:
+    s = report.settings
+    values = [
+        ("--tensor-parallel-size", str(s.tensor_parallel_size)),
+        ("--max-model-len", "auto" if s.max_model_len_auto else str(s.max_model_len or "-")),
+        ("--max-num-seqs", str(s.max_num_seqs)),
+        ("--max-num-batched-tokens", str(s.max_num_batched_tokens or "-")),
+        ("--gpu-memory-utilization", f"{s.gpu_memory_utilization:g}"),
+        ("--dtype", f"{s.dtype_flag} -> {s.dtype or labels['unknown']}"),
+        ("--enable-chunked-prefill", "on" if s.chunked_prefill else "off"),
+    ]
+    lines = []
+    for flag, value in values:
+        note = s.defaults.get(flag)
+        suffix = f"  ({note})" if note and flag not in s.user_set else ""
+        lines += wrap(f"{flag} {value}{suffix}", "  ")
+    return lines
+
+
+def report_text(report: Report, *, colour: bool = False) -> str:
+    """The human report: verdict first, then findings by severity, fix, and estimate."""
+    labels = _LABELS[report.language]
+    errors, warnings = len(report.errors), len(report.warnings)
+    if errors:
+        verdict = _paint(labels["stop"].format(n=errors), "error", colour)
+    elif warnings:
+        verdict = _paint(labels["warn"].format(n=warnings), "warning", colour)
+    else:
+        verdict = _paint(labels["ok"], "ok", colour)
+    lines = [_paint(verdict, "bold", colour), ""]
+    lines += wrap(_model_line(report.model, labels), "")
+    lines += wrap(_hardware_line(report.hardware, labels), "")
+    lines.append(f"{labels['vllm']}: {report.command.version} ({report.command.version_source})")
+    for severity in ("error", "warning", "info"):
+        group = [f for f in report.findings if f.severity == severity]
+        if group:
+            lines += ["", _paint(f"{labels[severity]} ({len(group)})", "bold", colour)]
+            for finding in group:
+                lines += _finding_lines(finding, labels, colour)
+    if report.corrected_command:
+        lines += ["", _paint(labels["corrected"], "bold", colour)]
+        lines += ["  " + ln for ln in report.corrected_command.splitlines()]
+    if report.estimate is not None:
+        lines += [
+            "",
+            _paint(labels["capacity"], "bold", colour),
+            *_estimate_lines(report.estimate, labels),
+        ]
+    lines += ["", _paint(labels["settings"], "bold", colour), *_settings_lines(report, labels)]
+    return "\n".join(lines) + "\n"
+
+
+def _round(value: float | None, digits: int = 3) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _model_json(model: ModelFacts | None) -> dict[str, Any] | None:
+    if model is None:
+        return None
+    quant = model.quantization
+    return {
+        "id": model.model_id,
+        "source": model.source,
+        "architecture": model.architecture,
+        "model_type": model.model_type,
+        "num_attention_heads": model.num_attention_heads,
+        "num_kv_heads": model.num_kv_heads,
+        "head_dim": model.head_dim,
+        "num_layers": model.num_layers,
+        "hidden_size": model.hidden_size,
+        "vocab_size": model.vocab_size,
+        "max_model_len": model.max_model_len,
+        "dtype": model.dtype,
+        "quantization": None
+        if quant is None
+        else {"method": quant.method, "bits": quant.bits, "group_size": quant.group_size},
+        "num_experts": model.num_experts,
+        "experts_per_token": model.experts_per_token,
+        "mla": model.is_mla,
+        "sliding_window": model.sliding_window,
+        "sliding_layers": model.sliding_layers,
+    }
+
+
+def _hardware_json(machine: Hardware | None) -> dict[str, Any] | None:
+    if machine is None:
+        return None
+    spec = machine.spec
+    return {
+        "count": machine.count,
+        "name": spec.name if spec else None,
+        "memory_gib": spec.memory_gib if spec else None,
+        "compute_capability": spec.compute_capability if spec else None,
+        "architecture": spec.architecture if spec else None,
+        "source": machine.source,
+    }
+
+
+def _estimate_json(est: Estimate | None) -> dict[str, Any] | None:
+    if est is None:
+        return None
+    return {
+        "weights_gib_per_gpu": _round(est.weights_gib_per_gpu),
+        "kv_bytes_per_token_per_gpu": est.kv_bytes_per_token_per_gpu,
+        "kv_cache_gib_per_gpu": _round(est.kv_cache_gib_per_gpu),
+        "kv_cache_tokens": est.kv_cache_tokens,
+        "max_concurrent_seqs_at_max_model_len": _round(est.max_concurrent_seqs_at_max_model_len),
+        "reserve_gib_per_gpu": _round(est.reserve_gib_per_gpu),
+        "budget_gib_per_gpu": _round(est.budget_gib_per_gpu),
+        "params": est.params,
+    }
+
+
+def report_json(report: Report) -> dict[str, Any]:
+    """The `--format json` document (schema_version 1)."""
+    s = report.settings
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "vllm_version": report.command.version,
+        "command": {"model": report.command.model, "args": dict(report.command.args)},
+        "model": _model_json(report.model),
+        "hardware": _hardware_json(report.hardware),
+        "findings": [_finding_json(f) for f in report.findings],
+        "estimate": _estimate_json(report.estimate),
+        "effective": {
+            "tensor_parallel_size": s.tensor_parallel_size,
+            "pipeline_parallel_size": s.pipeline_parallel_size,
+            "data_parallel_size": s.data_parallel_size,
+            "max_model_len": s.max_model_len,
+            "max_num_seqs": s.max_num_seqs,
+            "max_num_batched_tokens": s.max_num_batched_tokens,
+            "gpu_memory_utilization": s.gpu_memory_utilization,
+            "dtype": s.dtype,
+            "chunked_prefill": s.chunked_prefill,
+        },
+        "corrected_command": report.corrected_command,
+    }
+
+
+def _finding_json(finding: Finding) -> dict[str, Any]:
+    return asdict(finding)  # the contract's keys are the dataclass's fields, in order
+
+
+def explanations_text(items: Sequence[tuple[str, str | None, str]]) -> str:
+    lines: list[str] = []
+    for flag, value, meaning in items:
+        head = flag if value is None else f"{flag} {value}"
+        lines.append(head)
+        lines += wrap(meaning, "    ")
+    return "\n".join(lines) + "\n"
+
+
+# --- bench ----------------------------------------------------------------------------------
+
+
+def _row(label: str, value: object, digits: int = 2) -> str:
+    if value is None:
+        shown = "n/a"
+    elif isinstance(value, float):
+        shown = f"{value:.{digits}f}"
+    else:
+        shown = str(value)
+    return f"{label:<40}{shown:>10}"
+
+
+def _latency_rows(doc: dict[str, Any], name: str, title: str, label: str) -> list[str]:
+    lines = [f"{title:-^50}"]
+    lines.append(_row(f"Mean {label} (ms):", doc.get(f"mean_{name}_ms")))
+    lines.append(_row(f"Median {label} (ms):", doc.get(f"median_{name}_ms")))
+    for p in (90, 95, 99):
+        lines.append(_row(f"P{p} {label} (ms):", doc.get(f"p{p}_{name}_ms")))
+    return lines
+
+
+def bench_text(doc: dict[str, Any], path: str | None) -> str:
+    """The final table, laid out like `vllm bench serve`'s, then servetune's own checks."""
+    block = doc["servetune"]
+    lines = [f"{' Serving Benchmark Result ':=^50}"]
+    if block.get("partial"):
+        lines.append("PARTIAL RESULT: the run was interrupted")
+    lines += [
+        _row("Successful requests:", doc["completed"]),
+        _row("Failed requests:", doc["failed"]),
+        _row("Benchmark duration (s):", doc["duration"]),
+        _row("Total input tokens:", doc["total_input_tokens"]),
+        _row("Total generated tokens:", doc["total_output_tokens"]),
+        _row("Request throughput (req/s):", doc["request_throughput"]),
+    ]
+    if doc.get("request_goodput") is not None:
+        lines.append(_row("Request goodput (req/s):", doc["request_goodput"]))
+    lines += [
+        _row("Output token throughput (tok/s):", doc["output_throughput"]),
+        _row("Peak output token throughput (tok/s):", doc["max_output_tokens_per_s"]),
+        _row("Peak concurrent requests:", doc["max_concurrent_requests"]),
+        _row("Total token throughput (tok/s):", doc["total_token_throughput"]),
+    ]
+    lines += _latency_rows(doc, "ttft", "Time to First Token", "TTFT")
+    lines += _latency_rows(doc, "tpot", "Time per Output Token (excl. 1st token)", "TPOT")
+    lines += _latency_rows(doc, "itl", "Inter-token Latency", "ITL")
+    lines += _latency_rows(doc, "e2el", "End-to-end Latency", "E2EL")
+    lines.append("=" * 50)
+    lines += _bench_notes(block)
+    if path:
+        lines.append(f"Result written to {path}")
+    return "\n".join(lines) + "\n"
+
+
+def _bench_notes(block: dict[str, Any]) -> list[str]:
+    notes: list[str] = []
+    if block.get("errors_by_kind"):
+        kinds = ", ".join(f"{k} {v}" for k, v in sorted(block["errors_by_kind"].items()))
+        notes.append(f"Errors by kind: {kinds}")
+    client = block["client"]
+    lag = client["send_lag_s"]["percentiles"].get("99")
+    if lag is not None:
+        notes.append(f"Client send lag p99: {lag * 1000:.2f} ms")
+    if client["saturated"]:
+        notes += wrap(
+            "WARNING: the client itself fell behind its schedule (send lag p99 over "
+            f"{client['lag_limit_s'] * 1000:g} ms); latencies include its own delay. Lower the "
+            "rate or run the client on a less busy machine.",
+            "",
+        )
+    goodput = block.get("goodput")
+    if goodput and goodput.get("good_share") is not None:
+        notes.append(f"Requests meeting the SLOs: {goodput['good_share'] * 100:.1f}%")
+    server = block["server_metrics"]
+    if server.get("summary"):
+        s = server["summary"]
+        kv = s["peak_kv_cache_usage"]
+        notes.append(
+            f"Server: peak running {_num(s['peak_running'])}, peak waiting "
+            f"{_num(s['peak_waiting'])}, peak KV cache {'n/a' if kv is None else f'{kv:.0%}'}, "
+            f"preemptions {_num(s['preemptions'])}"
+        )
+    return notes
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:g}"

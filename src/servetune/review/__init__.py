@@ -1,0 +1,1 @@
+"""Review a serve command: model facts, hardware, the memory estimate, rules, check, explain."""

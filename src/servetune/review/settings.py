@@ -1,0 +1,181 @@
+"""The values vLLM will actually run with: the command's flags, else vLLM's own defaults.
+
+vLLM picks several defaults from its release and the GPU (../shared/reference/vllm-rules.md
+section 4); this module mirrors those choices so the review sees what the server will see.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from servetune.review.hardware import GpuSpec, Hardware
+from servetune.review.model import FLOAT16_REFUSED, ModelFacts
+from servetune.vllm.flags import version_at_least
+from servetune.vllm.serve_command import ServeCommand
+
+Dtype = Literal["bfloat16", "float16", "float32"]
+_DTYPE_FLAG = {
+    "bfloat16": "bfloat16",
+    "half": "float16",
+    "float16": "float16",
+    "float": "float32",
+    "float32": "float32",
+}
+DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4}
+GIB = 1024**3
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Effective serving settings. `user_set` holds the canonical flags the command sets;
+    `defaults` explains, per flag, how vLLM chose a value the command left out."""
+
+    tensor_parallel_size: int
+    pipeline_parallel_size: int
+    data_parallel_size: int
+    quantization: str | None
+    dtype_flag: str  # as given, "auto" by default
+    dtype: Dtype | None  # resolved; None when the checkpoint's dtype is unknown
+    kv_cache_dtype: str
+    max_model_len: int | None  # None: unknown model and no flag
+    max_model_len_auto: bool  # `--max-model-len auto` / -1: vLLM fits it to memory
+    max_num_seqs: int
+    max_num_batched_tokens: int | None
+    chunked_prefill: bool
+    gpu_memory_utilization: float
+    kv_cache_memory_bytes: int | None
+    enforce_eager: bool
+    block_size: int
+    user_set: frozenset[str] = frozenset()
+    defaults: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def world_size(self) -> int:
+        return self.tensor_parallel_size * self.pipeline_parallel_size
+
+    @property
+    def gpus_needed(self) -> int:
+        return self.world_size * self.data_parallel_size
+
+
+def batch_defaults(version: str, gpu: GpuSpec | None) -> tuple[int, int, str]:
+    """(max_num_batched_tokens, max_num_seqs, why) for `vllm serve` on this release and GPU."""
+    if gpu is None:
+        return 2048, 256, "vLLM's default for GPUs under 70 GiB (the GPU is not known)"
+    memory = gpu.memory_gib
+    is_a100 = "a100" in gpu.name.lower()
+    if version_at_least(version, "0.33.0") and memory >= 160:
+        return 16384, 1024, f"vLLM {version}'s default for GPUs with 160 GiB or more"
+    if version_at_least(version, "0.11.0"):
+        if memory >= 70 and not is_a100:
+            return 8192, 1024, f"vLLM {version}'s default for {gpu.name} (70 GiB or more, not A100)"
+        return 2048, 256, f"vLLM {version}'s default for {gpu.name}"
+    if memory >= 70:
+        return 8192, 1024, f"vLLM {version}'s default for GPUs with 70 GiB or more"
+    return 2048, 256, f"vLLM {version}'s default for {gpu.name}"
+
+
+def _chunked_prefill(command: ServeCommand, max_model_len: int | None) -> tuple[bool, str | None]:
+    version = command.version
+    flag = command.switch("--enable-chunked-prefill")
+    if not version_at_least(version, "0.8.0"):
+        if flag is not None:
+            return flag, None
+        long_context = max_model_len is not None and max_model_len > 32768
+        return long_context, "vLLM 0.6 turns chunked prefill on only above 32K context"
+    if not version_at_least(version, "0.15.0"):
+        return True, f"vLLM {version} (V1 engine) always chunks prefills"
+    if flag is not None:
+        return flag, None
+    return True, "on by default for generative models"
+
+
+def resolve_dtype(  # noqa: PLR0911 - one return per row of vLLM's auto-dtype decision table
+    command: ServeCommand, model: ModelFacts | None, gpu: GpuSpec | None
+) -> tuple[Dtype | None, str | None]:
+    """The compute dtype vLLM will use, and a note when `auto` chose it."""
+    flag = (command.text("--dtype") or "auto").lower()
+    if flag in _DTYPE_FLAG:
+        return _DTYPE_FLAG[flag], None  # type: ignore[return-value]
+    checkpoint = model.dtype if model else None
+    if checkpoint is None:
+        return None, None
+    capability = gpu.capability if gpu else None
+    modern = version_at_least(command.version, "0.11.0")
+    if checkpoint == "float32":
+        if modern and (capability is None or capability >= 80):
+            return "bfloat16", "auto: float32 checkpoints are served in bfloat16"
+        if model is not None and model.model_type == "gemma2":
+            return "bfloat16", "auto: vLLM serves float32 Gemma 2 in bfloat16"
+        return "float16", "auto: float32 checkpoints are served in float16"
+    if checkpoint == "bfloat16" and modern and capability is not None and capability < 80:
+        if model is not None and model.model_type in FLOAT16_REFUSED:
+            return "float32", "auto: no bfloat16 on this GPU and float16 is refused for this model"
+        return "float16", "auto: this GPU has no bfloat16, vLLM falls back to float16"
+    return checkpoint, "auto: the checkpoint's own dtype"  # type: ignore[return-value]
+
+
+def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware | None) -> Settings:
+    """Effective settings for `command` on `hardware` with `model`."""
+    gpu = hardware.spec if hardware else None
+    version = command.version
+    defaults: dict[str, str] = {}
+
+    raw_len = command.text("--max-model-len")
+    auto_len = raw_len is not None and raw_len.strip().lower() in ("auto", "-1")
+    max_model_len = None if auto_len else command.integer("--max-model-len")
+    if max_model_len is None and model is not None and model.max_model_len is not None:
+        max_model_len = model.max_model_len
+        defaults["--max-model-len"] = f"the model's {model.max_len_key}"
+
+    chunked, why_chunked = _chunked_prefill(command, max_model_len)
+    if why_chunked:
+        defaults["--enable-chunked-prefill"] = why_chunked
+
+    default_mbt, default_seqs, why = batch_defaults(version, gpu)
+    seqs = command.integer("--max-num-seqs")
+    mbt = command.integer("--max-num-batched-tokens")
+    if seqs is None:
+        seqs = default_seqs
+        defaults["--max-num-seqs"] = why
+    if mbt is None:
+        mbt = default_mbt
+        if not chunked and max_model_len is not None:
+            mbt = max(max_model_len, mbt)  # without chunking a whole prompt must fit in one step
+        if max_model_len is not None:
+            mbt = min(seqs * max_model_len, mbt)
+        defaults["--max-num-batched-tokens"] = why
+    if "--max-num-seqs" not in command.args and mbt is not None:
+        seqs = min(seqs, mbt)
+
+    dtype, why_dtype = resolve_dtype(command, model, gpu)
+    if why_dtype:
+        defaults["--dtype"] = why_dtype
+
+    util_default = 0.92 if version_at_least(version, "0.20.0") else 0.9
+    util = command.number("--gpu-memory-utilization")
+    if util is None:
+        util = util_default
+        defaults["--gpu-memory-utilization"] = f"vLLM {version}'s default"
+
+    return Settings(
+        tensor_parallel_size=command.integer("--tensor-parallel-size") or 1,
+        pipeline_parallel_size=command.integer("--pipeline-parallel-size") or 1,
+        data_parallel_size=command.integer("--data-parallel-size") or 1,
+        quantization=(command.text("--quantization") or "").lower() or None,
+        dtype_flag=command.text("--dtype") or "auto",
+        dtype=dtype,
+        kv_cache_dtype=command.text("--kv-cache-dtype") or "auto",
+        max_model_len=max_model_len,
+        max_model_len_auto=auto_len,
+        max_num_seqs=seqs,
+        max_num_batched_tokens=mbt,
+        chunked_prefill=chunked,
+        gpu_memory_utilization=util,
+        kv_cache_memory_bytes=command.integer("--kv-cache-memory-bytes"),
+        enforce_eager=bool(command.switch("--enforce-eager")),
+        block_size=command.integer("--block-size") or 16,
+        user_set=frozenset(command.args),
+        defaults=defaults,
+    )

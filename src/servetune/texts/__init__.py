@@ -1,0 +1,1 @@
+"""Every user-facing sentence, one table per language per area."""

@@ -1,0 +1,1 @@
+"""Everything about vLLM itself: its serve command, flag tables by release, its log."""

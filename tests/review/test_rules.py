@@ -1,0 +1,231 @@
+"""Every rule: a command that fires it and a near miss that must not."""
+
+from __future__ import annotations
+
+import pytest
+
+from servetune.review.check import CheckOptions, Report, check_text
+from servetune.review.rules import RULES
+
+
+def review(command: str, gpus: str | None = None, version: str | None = "0.33.0") -> Report:
+    options = CheckOptions(gpus=gpus, vllm_version=version, detect_hardware=False)
+    return check_text(command, options)
+
+
+def rule_ids(command: str, gpus: str | None = None, version: str | None = "0.33.0") -> set[str]:
+    return {f.rule for f in review(command, gpus, version).findings}
+
+
+Q7 = "vllm serve Qwen/Qwen2.5-7B-Instruct"
+CASES: list[tuple[str, str, str | None, str | None]] = [
+    # (rule, command, gpus, vllm version)
+    ("dash-typo", f"{Q7} \u2013max-model-len 4096", "1xA100-80GB", None),
+    ("dash-typo", f"{Q7} \u2014tensor-parallel-size 1", "1xA100-80GB", None),
+    ("unknown-flag", f"{Q7} --max-num-seqz 64", "1xA100-80GB", None),
+    ("unknown-flag", f"{Q7} --kv-cache-memory-bytes 1G", "1xA100-80GB", "0.8.5"),
+    ("removed-flag", f"{Q7} --swap-space 4", "1xA100-80GB", "0.20.2"),
+    ("removed-flag", f"{Q7} --use-v2-block-manager", "1xA100-80GB", "0.11.0"),
+    ("bool-flag-value", f"{Q7} --enable-chunked-prefill=False", "1xA100-80GB", None),
+    ("missing-value", f"{Q7} --max-model-len --enforce-eager", "1xA100-80GB", None),
+    ("invalid-value", f"{Q7} --tensor-parallel-size two", "1xA100-80GB", None),
+    ("tp-exceeds-gpus", f"{Q7} --tensor-parallel-size 4", "2xA100-80GB", None),
+    ("tp-below-gpus", f"{Q7} --tensor-parallel-size 2", "4xA100-80GB", None),
+    ("tp-heads-indivisible", f"{Q7} --tensor-parallel-size 8", "8xA100-80GB", None),
+    ("tp-heads-indivisible", f"{Q7} --tensor-parallel-size 3", "3xA100-80GB", None),
+    ("quant-on-unquantized", f"{Q7} --quantization awq", "1xA100-80GB", None),
+    ("quant-on-unquantized", f"{Q7} --quantization gptq", "1xA100-80GB", None),
+    ("quant-method-mismatch", f"{Q7}-AWQ --quantization gptq", "1xA100-80GB", None),
+    ("quant-unsupported-gpu", f"{Q7}-AWQ", "1xV100", None),
+    ("quant-unsupported-gpu", "vllm serve Qwen/Qwen3-8B-FP8", "1xT4", "0.11.0"),
+    ("fp8-weight-only", "vllm serve Qwen/Qwen3-8B-FP8", "1xA100-80GB", None),
+    ("fp8-weight-only", f"{Q7} --quantization fp8", "1xA10G", None),
+    ("quant-slow-kernel", f"{Q7}-AWQ --quantization awq", "1xA100-80GB", "0.11.0"),
+    ("dtype-unsupported-gpu", f"{Q7} --dtype bfloat16", "1xT4", None),
+    ("dtype-unsupported-gpu", f"{Q7}", "1xV100", "0.8.5"),
+    ("dtype-unsupported-model", "vllm serve google/gemma-2-9b-it --dtype half", "1xA100", None),
+    ("batched-tokens-too-small", f"{Q7} --max-num-batched-tokens 512", "1xA100-80GB", None),
+    (
+        "batched-tokens-below-model-len",
+        f"{Q7} --max-model-len 8192 --max-num-batched-tokens 4096 --no-enable-chunked-prefill",
+        "1xA100-80GB",
+        None,
+    ),
+    (
+        "batched-tokens-below-num-seqs",
+        f"{Q7} --max-num-seqs 512 --max-num-batched-tokens 256",
+        "1xA100-80GB",
+        None,
+    ),
+    ("quant-memory-unused", f"{Q7}-AWQ --max-model-len 8192", "1xA100-80GB", None),
+    ("model-len-exceeds-model", f"{Q7} --max-model-len 65536", "1xA100-80GB", None),
+    ("weights-dont-fit", "vllm serve meta-llama/Llama-3.1-70B-Instruct", "1xA100-80GB", None),
+    ("kv-cache-too-small", "vllm serve meta-llama/Llama-3.1-8B-Instruct", "1xL4", None),
+    ("gpu-memory-utilization-range", f"{Q7} --gpu-memory-utilization 95", "1xA100", None),
+    ("gpu-memory-utilization-range", f"{Q7} --gpu-memory-utilization 0", "1xA100", None),
+    ("enforce-eager", f"{Q7} --enforce-eager", "1xA100-80GB", None),
+    ("model-unknown", "vllm serve acme/secret-model", "1xA100-80GB", None),
+    ("hardware-unknown", Q7, None, None),
+    ("hardware-unknown", Q7, "2", None),
+]
+
+NEAR_MISSES: list[tuple[str, str, str | None, str | None]] = [
+    ("dash-typo", f"{Q7} --max-model-len 4096", "1xA100-80GB", None),
+    ("unknown-flag", f"{Q7} --max-num-seqs 64 -tp 1", "1xA100-80GB", None),
+    ("unknown-flag", f"{Q7} --kv-cache-memory-bytes 1G", "1xA100-80GB", "0.11.0"),
+    ("removed-flag", f"{Q7} --swap-space 4", "1xA100-80GB", "0.15.1"),
+    ("removed-flag", f"{Q7} --use-v2-block-manager", "1xA100-80GB", "0.8.5"),
+    ("bool-flag-value", f"{Q7} --no-enable-chunked-prefill", "1xA100-80GB", None),
+    ("bool-flag-value", f"{Q7} --enable-chunked-prefill=False", "1xA100-80GB", "0.6.6"),
+    ("missing-value", f"{Q7} --max-model-len -1", "1xA100-80GB", None),
+    ("invalid-value", f"{Q7} --max-model-len 32k", "1xA100-80GB", None),
+    ("tp-exceeds-gpus", f"{Q7} --tensor-parallel-size 2", "2xA100-80GB", None),
+    (
+        "tp-exceeds-gpus",
+        f"CUDA_VISIBLE_DEVICES=0,1 {Q7} --tensor-parallel-size 2",
+        "4xA100-80GB",
+        None,
+    ),
+    ("tp-below-gpus", f"{Q7} --tensor-parallel-size 2 --data-parallel-size 2", "4xA100", None),
+    ("tp-heads-indivisible", f"{Q7} --tensor-parallel-size 4", "4xA100-80GB", None),
+    (
+        "tp-heads-indivisible",
+        "vllm serve meta-llama/Llama-3.1-70B-Instruct -tp 16",
+        "16xH100",
+        None,
+    ),
+    ("quant-on-unquantized", f"{Q7} --quantization fp8", "1xH100", None),
+    ("quant-on-unquantized", f"{Q7}-AWQ --quantization awq", "1xA100-80GB", None),
+    ("quant-method-mismatch", f"{Q7}-AWQ --quantization awq_marlin", "1xA100-80GB", None),
+    ("quant-unsupported-gpu", f"{Q7}-AWQ", "1xT4", None),
+    ("quant-unsupported-gpu", "vllm serve Qwen/Qwen3-8B-FP8", "1xT4", "0.20.2"),
+    ("fp8-weight-only", "vllm serve Qwen/Qwen3-8B-FP8", "1xH100", None),
+    ("fp8-weight-only", "vllm serve Qwen/Qwen3-8B-FP8", "1xL4", None),
+    ("quant-slow-kernel", f"{Q7}-AWQ --quantization awq", "1xA100-80GB", "0.27.1"),
+    ("quant-slow-kernel", f"{Q7}-AWQ", "1xA100-80GB", "0.11.0"),
+    ("dtype-unsupported-gpu", f"{Q7} --dtype bfloat16", "1xA10G", None),
+    ("dtype-unsupported-gpu", f"{Q7}", "1xT4", None),
+    ("dtype-unsupported-model", "vllm serve google/gemma-2-9b-it --dtype bfloat16", "1xA100", None),
+    ("dtype-unsupported-model", f"{Q7} --dtype half", "1xA100", None),
+    ("batched-tokens-too-small", f"{Q7} --max-num-batched-tokens 4096", "1xH100", None),
+    (
+        "batched-tokens-below-model-len",
+        f"{Q7} --max-model-len 8192 --max-num-batched-tokens 4096",
+        "1xA100-80GB",
+        None,
+    ),
+    (
+        "batched-tokens-below-model-len",
+        f"{Q7} --max-model-len 8192 --max-num-batched-tokens 4096 --no-enable-chunked-prefill",
+        "1xA100-80GB",
+        "0.11.0",
+    ),
+    (
+        "batched-tokens-below-num-seqs",
+        f"{Q7} --max-num-seqs 256 --max-num-batched-tokens 256",
+        "1xA100-80GB",
+        None,
+    ),
+    ("quant-memory-unused", f"{Q7} --max-model-len 8192", "1xA100-80GB", None),
+    ("quant-memory-unused", f"{Q7}-AWQ --max-model-len 8192 --max-num-seqs 1024", "1xA100", None),
+    ("model-len-exceeds-model", f"{Q7} --max-model-len 32768", "1xA100-80GB", None),
+    (
+        "model-len-exceeds-model",
+        f"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 {Q7} --max-model-len 65536",
+        "1xA100-80GB",
+        None,
+    ),
+    ("weights-dont-fit", "vllm serve meta-llama/Llama-3.1-70B-Instruct -tp 2", "2xA100-80GB", None),
+    (
+        "kv-cache-too-small",
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 16384",
+        "1xL4",
+        None,
+    ),
+    ("gpu-memory-utilization-range", f"{Q7} --gpu-memory-utilization 1", "1xA100", None),
+    ("enforce-eager", f"{Q7} --no-enforce-eager", "1xA100-80GB", None),
+    ("model-unknown", Q7, "1xA100-80GB", None),
+    ("hardware-unknown", Q7, "1xA100-80GB", None),
+]
+
+
+@pytest.mark.parametrize(("rule", "command", "gpus", "version"), CASES)
+def test_rule_fires(rule: str, command: str, gpus: str | None, version: str | None) -> None:
+    assert rule in rule_ids(command, gpus, version or "0.33.0")
+
+
+@pytest.mark.parametrize(("rule", "command", "gpus", "version"), NEAR_MISSES)
+def test_rule_near_miss(rule: str, command: str, gpus: str | None, version: str | None) -> None:
+    assert rule not in rule_ids(command, gpus, version or "0.33.0")
+
+
+def test_every_rule_has_a_firing_case_and_a_near_miss() -> None:
+    fired = {case[0] for case in CASES}
+    missed = {case[0] for case in NEAR_MISSES}
+    every = {r.id for r in RULES}
+    assert every - fired == {"config-unreadable"}  # covered in test_serve_command
+    assert every - missed == {"config-unreadable"}
+
+
+def test_seed_example_gets_quant_on_unquantized() -> None:
+    report = review(
+        "vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --quantization awq",
+        "2xA100-80GB",
+    )
+    errors = list(report.errors)
+    assert [f.rule for f in errors] == ["quant-on-unquantized"]
+    finding = errors[0]
+    assert finding.flag == "--quantization"
+    assert "2x A100-80GB-SXM" in finding.ask_ai
+    assert "non-AWQ" in finding.ask_ai
+    assert "drop --quantization" in finding.ask_ai
+    assert report.corrected_command is not None
+    assert "--quantization" not in report.corrected_command
+    assert "--tensor-parallel-size 2" in report.corrected_command
+
+
+def test_tp_fix_picks_a_size_that_divides_the_heads() -> None:
+    report = review(f"{Q7} --tensor-parallel-size 3", "3xA100-80GB")
+    assert report.corrected_command is not None
+    # 28 heads and 4 KV heads: 2 is the largest TP that divides both and fits 3 GPUs.
+    assert "--tensor-parallel-size 2" in report.corrected_command
+
+
+def test_kv_cache_too_small_says_which_length_fits() -> None:
+    report = review("vllm serve meta-llama/Llama-3.1-8B-Instruct", "1xL4")
+    finding = next(f for f in report.findings if f.rule == "kv-cache-too-small")
+    est = report.estimate
+    assert est is not None
+    assert est.max_model_len_that_fits is not None
+    assert 0 < est.max_model_len_that_fits < 131072
+    assert f"--max-model-len {est.max_model_len_that_fits}" in finding.fix
+
+
+def test_quant_memory_unused_says_how_many() -> None:
+    report = review(f"{Q7}-AWQ --max-model-len 8192", "1xA100-80GB")
+    finding = next(f for f in report.findings if f.rule == "quant-memory-unused")
+    est = report.estimate
+    assert est is not None and est.kv_cache_tokens is not None
+    assert f"~{est.kv_cache_tokens // 2048}" in finding.title
+    assert "--max-num-seqs is 256" in finding.title
+
+
+def test_removed_flag_names_the_replacement_and_versions() -> None:
+    report = review(f"{Q7} --rope-scaling x", "1xA100-80GB", "0.20.2")
+    finding = next(f for f in report.findings if f.rule == "removed-flag")
+    assert "--hf-overrides" in finding.fix
+    assert "last in 0.11.0" in finding.title  # the reference: removed after 0.11
+
+
+def test_unknown_flag_suggests_the_real_one() -> None:
+    report = review(f"{Q7} --max-num-seqz 64", "1xA100-80GB")
+    finding = next(f for f in report.findings if f.rule == "unknown-flag")
+    assert "--max-num-seqs" in finding.title
+    assert report.corrected_command is not None
+    assert "--max-num-seqs 64" in report.corrected_command
+
+
+def test_findings_are_sorted_by_severity() -> None:
+    report = review(f"{Q7} --enforce-eager --quantization awq -tp 2", None)
+    order = [f.severity for f in report.findings]
+    assert order == sorted(order, key=["error", "warning", "info"].index)
