@@ -20,46 +20,90 @@ SHORT_NAMES = {
     "V100-SXM2-32GB": ["V100-32GB"],
     "A100-40GB-SXM": ["A100-40GB"],
     "A100-80GB-SXM": ["A100", "A100-80GB"],
+    "A800-80GB-SXM": ["A800", "A800-80GB", "A800-SXM"],
+    "A800-80GB-PCIe": ["A800-PCIe"],
+    "A800-40GB-PCIe": ["A800-40GB"],
     "H100-SXM-80GB": ["H100", "H100-80GB", "H100-SXM"],
     "H100-PCIe-80GB": ["H100-PCIe"],
     "H100-NVL-94GB": ["H100-NVL"],
+    "H800-SXM-80GB": ["H800", "H800-80GB", "H800-SXM"],
+    "H800-PCIe-80GB": ["H800-PCIe"],
     "H200-SXM-141GB": ["H200", "H200-141GB"],
     "H200-NVL-141GB": ["H200-NVL"],
-    "RTX-4090": ["RTX4090", "4090"],
+    "H20": ["H20-96GB"],
+    "H20-3e-141GB": ["H20-3e", "H20-141GB"],
+    "RTX-2080-Ti": ["RTX2080Ti", "2080Ti", "RTX-2080Ti"],
+    "RTX-3080": ["RTX3080", "3080"],
     "RTX-3090": ["RTX3090", "3090"],
+    "RTX-3090-Ti": ["RTX3090Ti", "3090Ti"],
+    "RTX-4080": ["RTX4080", "4080"],
+    "RTX-4080-SUPER": ["RTX4080S", "RTX4080Super", "4080Super"],
+    "RTX-4090": ["RTX4090", "4090"],
+    "RTX-4090-D": ["RTX4090D", "4090D"],
     "RTX-5090": ["RTX5090", "5090"],
+    "RTX-A4000": ["A4000"],
+    "RTX-A5000": ["A5000"],
     "RTX-A6000": ["A6000"],
-    "RTX-6000-Ada": ["RTX6000-Ada", "6000-Ada"],
+    "RTX-6000-Ada": ["RTX6000-Ada", "6000-Ada", "RTX-6000-Ada-Generation"],
+    "Quadro-RTX-6000": ["QuadroRTX6000"],
+    "Quadro-RTX-8000": ["RTX8000", "QuadroRTX8000"],
     "GH200-96GB": ["GH200"],
+    "B200": ["B200-180GB", "HGX-B200"],
+    "B300": ["B300-288GB", "HGX-B300", "NVIDIA B300"],
+    "MI210": ["Instinct MI210"],
+    "MI250X": ["Instinct MI250X", "MI250"],
+    "MI300X": ["Instinct MI300X"],
+    "MI325X": ["Instinct MI325X"],
 }
+
+# What one device has where the reference row describes a package: an MI250X holds two GCDs
+# that ROCm (and so vLLM) enumerate as two devices of 64 GB each.
+DEVICE_MEMORY = {"MI250X": 64.0}
+
+# What vLLM runs on AMD parts (ROCm), from vLLM's quantization hardware table
+# (https://docs.vllm.ai/en/v0.14.0/features/quantization/, "AMD GPU" column: FP8 W8A8 and GGUF
+# yes; AWQ, GPTQ, Marlin, bitsandbytes no) and the ROCm install page
+# (https://docs.vllm.ai/en/latest/getting_started/installation/gpu.html: MI200 gfx90a and
+# MI300 gfx942 supported). FP8 needs the gfx942 (CDNA 3) matrix cores.
+ROCM_QUANTIZATION = {
+    "gfx90a": ["gguf", "compressed-tensors", "quark"],
+    "gfx942": ["fp8", "ptpc_fp8", "gguf", "compressed-tensors", "quark", "mxfp4"],
+}
+# Extra rows (GPUs the reference table lacks), same columns, with a source per row.
+EXTRA_GPUS = ROOT / "scripts" / "sources" / "gpus_extra.csv"
 
 
 def _num(text: str) -> float | None:
     return float(text) if text.strip() else None
 
 
+def _gpu_row(row: dict[str, str]) -> dict[str, object]:
+    cc = row["compute_capability"].strip()
+    rocm = not cc[:1].isdigit()  # AMD parts carry a gfx target instead of a compute capability
+    return {
+        "name": row["name"],
+        "vendor": row["vendor"],
+        "aliases": [a.strip() for a in row["aliases"].split(";") if a.strip()]
+        + SHORT_NAMES.get(row["name"], []),
+        "memory_gib": DEVICE_MEMORY.get(row["name"], float(row["memory_gib"])),
+        "memory_bandwidth_gbs": _num(row["memory_bandwidth_gbs"]),
+        "bf16_dense_tflops": _num(row["bf16_dense_tflops"]),
+        "fp16_dense_tflops": _num(row["fp16_dense_tflops"]),
+        "fp8_dense_tflops": _num(row["fp8_dense_tflops"]),
+        "compute_capability": None if rocm else cc,
+        "architecture": row["architecture"],
+        "nvlink": row["nvlink"].strip().lower() == "yes",
+        "platform": "rocm" if rocm else "cuda",
+        "gfx_target": cc if rocm else None,
+        "rocm_quantization": ROCM_QUANTIZATION.get(cc) if rocm else None,
+    }
+
+
 def build_gpus(ref: Path) -> list[dict[str, object]]:
-    rows = []
-    with (ref / "gpus.csv").open(encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            cc = row["compute_capability"].strip()
-            rows.append(
-                {
-                    "name": row["name"],
-                    "vendor": row["vendor"],
-                    "aliases": [a.strip() for a in row["aliases"].split(";") if a.strip()]
-                    + SHORT_NAMES.get(row["name"], []),
-                    "memory_gib": float(row["memory_gib"]),
-                    "memory_bandwidth_gbs": _num(row["memory_bandwidth_gbs"]),
-                    "bf16_dense_tflops": _num(row["bf16_dense_tflops"]),
-                    "fp16_dense_tflops": _num(row["fp16_dense_tflops"]),
-                    "fp8_dense_tflops": _num(row["fp8_dense_tflops"]),
-                    # AMD parts carry a gfx target instead of a CUDA compute capability.
-                    "compute_capability": cc if cc[:1].isdigit() else None,
-                    "architecture": row["architecture"],
-                    "nvlink": row["nvlink"].strip().lower() == "yes",
-                }
-            )
+    rows: list[dict[str, object]] = []
+    for path in (ref / "gpus.csv", EXTRA_GPUS):
+        with path.open(encoding="utf-8") as fh:
+            rows.extend(_gpu_row(row) for row in csv.DictReader(fh))
     return rows
 
 
@@ -173,14 +217,21 @@ def _is_json(text: str) -> bool:
 
 
 def main() -> None:
-    ref = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "reference"
+    """`build_data.py [REFERENCE_DIR] [NAME.json ...]`: rebuild all outputs, or only those named."""
+    args = sys.argv[1:]
+    only = {a for a in args if a.endswith(".json")}
+    dirs = [a for a in args if not a.endswith(".json")]
+    ref = Path(dirs[0]) if dirs else ROOT.parent / "shared" / "reference"
     DATA.mkdir(parents=True, exist_ok=True)
-    outputs = {
-        "gpus.json": build_gpus(ref),
-        "catalog.json": build_catalog(ref),
-        "vllm_flags.json": build_flags(ref),
+    builders = {
+        "gpus.json": build_gpus,
+        "catalog.json": build_catalog,
+        "vllm_flags.json": build_flags,
     }
-    for name, value in outputs.items():
+    for name, build in builders.items():
+        if only and name not in only:
+            continue
+        value = build(ref)
         text = json.dumps(value, indent=1, sort_keys=False, ensure_ascii=False) + "\n"
         (DATA / name).write_text(text, encoding="utf-8")
         print(f"wrote {name} ({len(text):,} bytes)")

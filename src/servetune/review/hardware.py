@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal
 
@@ -27,6 +27,10 @@ class GpuSpec:
     compute_capability: str | None  # "8.0"; None for non-CUDA parts
     architecture: str
     nvlink: bool
+    platform: Literal["cuda", "rocm"] = "cuda"
+    gfx_target: str | None = None  # AMD: the ROCm target (gfx90a, gfx942)
+    # AMD: the quantization methods vLLM runs on this part (None: the CUDA rules apply)
+    rocm_quantization: tuple[str, ...] | None = None
 
     @property
     def capability(self) -> int | None:
@@ -61,7 +65,28 @@ def _key(text: str) -> str:
 @cache
 def gpu_table() -> tuple[GpuSpec, ...]:
     rows = _data.load("gpus.json")
-    return tuple(GpuSpec(**{**row, "aliases": tuple(row["aliases"])}) for row in rows)
+    return tuple(
+        GpuSpec(
+            **{
+                **row,
+                "aliases": tuple(row["aliases"]),
+                "rocm_quantization": _tuple_or_none(row.get("rocm_quantization")),
+            }
+        )
+        for row in rows
+    )
+
+
+def _tuple_or_none(value: list[str] | None) -> tuple[str, ...] | None:
+    return None if value is None else tuple(value)
+
+
+def vllm_runs_quantization(spec: GpuSpec, method: str) -> bool | None:
+    """Whether vLLM has kernels for `method` on an AMD part; None on CUDA parts, where the
+    compute-capability rules decide."""
+    if spec.rocm_quantization is None:
+        return None
+    return method.lower() in spec.rocm_quantization
 
 
 @cache
@@ -73,9 +98,28 @@ def _index() -> dict[str, GpuSpec]:
     return index
 
 
+# A memory size written after a known name: `RTX2080Ti-22GB`, `A100 40G`, `RTX3080_12GB`.
+_MEMORY_SUFFIX = re.compile(r"^(.*?)[\s_-]*(\d+(?:\.\d+)?)\s*(?:gb|gib|g)$", re.IGNORECASE)
+
+
+def _with_memory_suffix(name: str) -> GpuSpec | None:
+    """A known GPU with its memory overridden by a suffix (modified cards, other SKUs)."""
+    match = _MEMORY_SUFFIX.match(name.strip())
+    if match is None or not match.group(1):
+        return None
+    base = _index().get(_key(match.group(1)))
+    memory = float(match.group(2))
+    if base is None or not 1 <= memory <= 1024:
+        return None
+    return replace(base, memory_gib=memory)
+
+
 def find_gpu(name: str) -> GpuSpec:
-    """The GPU a user or nvidia-smi calls `name`; a `HardwareError` with a suggestion otherwise."""
-    spec = _index().get(_key(name))
+    """The GPU a user or nvidia-smi calls `name`; a `HardwareError` with a suggestion otherwise.
+
+    A memory suffix on a known name (`RTX2080Ti-22GB`) keeps that GPU and overrides its memory.
+    """
+    spec = _index().get(_key(name)) or _with_memory_suffix(name)
     if spec is not None:
         return spec
     names = [s.name for s in gpu_table()] + [a for s in gpu_table() for a in s.aliases]

@@ -1,0 +1,105 @@
+"""The GPU table covers the GPUs users name in vLLM issues, and reads a memory suffix."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from servetune.errors import HardwareError
+from servetune.review.hardware import find_gpu, gpu_table, parse_gpus, vllm_runs_quantization
+
+EXTRA = Path(__file__).resolve().parents[2] / "scripts" / "sources" / "gpus_extra.csv"
+
+# (what users type, the row it must find, memory in GB, compute capability or gfx target)
+NAMED_IN_ISSUES = [
+    ("A800", "A800-80GB-SXM", 80, "8.0"),
+    ("NVIDIA A800-SXM4-80GB", "A800-80GB-SXM", 80, "8.0"),
+    ("H800", "H800-SXM-80GB", 80, "9.0"),
+    ("H20", "H20", 96, "9.0"),
+    ("NVIDIA H20-3e", "H20-3e-141GB", 141, "9.0"),
+    ("L20", "L20", 48, "8.9"),
+    ("L40", "L40", 48, "8.9"),
+    ("A40", "A40", 48, "8.6"),
+    ("A30", "A30", 24, "8.0"),
+    ("A16", "A16", 16, "8.6"),
+    ("RTX 2080 Ti", "RTX-2080-Ti", 11, "7.5"),
+    ("NVIDIA GeForce RTX 2080 Ti", "RTX-2080-Ti", 11, "7.5"),
+    ("RTX3080", "RTX-3080", 10, "8.6"),
+    ("RTX 3090 Ti", "RTX-3090-Ti", 24, "8.6"),
+    ("RTX4080", "RTX-4080", 16, "8.9"),
+    ("RTX 4090 D", "RTX-4090-D", 24, "8.9"),
+    ("NVIDIA GeForce RTX 4090 D", "RTX-4090-D", 24, "8.9"),
+    ("RTX5090", "RTX-5090", 32, "12.0"),
+    ("RTX A4000", "RTX-A4000", 16, "8.6"),
+    ("A5000", "RTX-A5000", 24, "8.6"),
+    ("RTX A6000", "RTX-A6000", 48, "8.6"),
+    ("NVIDIA RTX 6000 Ada Generation", "RTX-6000-Ada", 48, "8.9"),
+    ("Quadro RTX 6000", "Quadro-RTX-6000", 24, "7.5"),
+    ("Quadro RTX 8000", "Quadro-RTX-8000", 48, "7.5"),
+    ("GH200", "GH200-96GB", 96, "9.0"),
+    ("B200", "B200", 180, "10.0"),
+    ("B300", "B300", 288, "10.3"),
+    ("MI210", "MI210", 64, "gfx90a"),
+    ("AMD Instinct MI250X", "MI250X", 64, "gfx90a"),
+    ("MI300X", "MI300X", 192, "gfx942"),
+    ("MI325X", "MI325X", 256, "gfx942"),
+]
+
+
+@pytest.mark.parametrize(("typed", "name", "memory", "target"), NAMED_IN_ISSUES)
+def test_gpus_users_name_are_known(typed: str, name: str, memory: int, target: str) -> None:
+    spec = find_gpu(typed)
+    assert spec.name == name
+    assert spec.memory_gib == memory
+    assert target in (spec.compute_capability, spec.gfx_target)
+
+
+def test_amd_parts_are_rocm_with_what_vllm_runs_there() -> None:
+    mi300x, mi250x = find_gpu("MI300X"), find_gpu("MI250X")
+    assert mi300x.platform == "rocm" and mi300x.compute_capability is None
+    assert mi300x.capability is None  # the CUDA capability rules stay silent on AMD
+    assert vllm_runs_quantization(mi300x, "fp8") is True
+    assert vllm_runs_quantization(mi300x, "awq") is False
+    assert vllm_runs_quantization(mi250x, "fp8") is False  # CDNA 2 has no FP8 matrix cores
+    assert vllm_runs_quantization(find_gpu("H100"), "awq") is None
+    assert find_gpu("H100").platform == "cuda"
+
+
+@pytest.mark.parametrize(
+    ("typed", "name", "memory"),
+    [
+        ("RTX2080Ti-22GB", "RTX-2080-Ti", 22.0),
+        ("RTX 2080 Ti 22G", "RTX-2080-Ti", 22.0),
+        ("RTX3080_12GB", "RTX-3080", 12.0),
+        ("RTX4090-48GB", "RTX-4090", 48.0),
+        ("A100-40GB", "A100-40GB-SXM", 40.0),  # a real SKU name wins over the suffix reading
+    ],
+)
+def test_a_memory_suffix_overrides_the_memory(typed: str, name: str, memory: float) -> None:
+    spec = find_gpu(typed)
+    assert (spec.name, spec.memory_gib) == (name, memory)
+    assert spec.compute_capability == find_gpu(name).compute_capability
+
+
+def test_memory_suffix_through_gpus_spec() -> None:
+    machine = parse_gpus("4xRTX2080Ti-22GB")
+    assert machine.count == 4 and machine.spec is not None and machine.spec.memory_gib == 22.0
+
+
+@pytest.mark.parametrize("typed", ["RTX9999-22GB", "H100-0GB", "banana"])
+def test_unknown_names_still_fail_with_a_hint(typed: str) -> None:
+    with pytest.raises(HardwareError) as err:
+        find_gpu(typed)
+    assert err.value.hint
+
+
+def test_every_added_row_names_its_source_and_is_in_the_table() -> None:
+    names = {spec.name for spec in gpu_table()}
+    with EXTRA.open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows
+    for row in rows:
+        assert row["name"] in names
+        assert row["source"].strip(), row["name"]
