@@ -18,7 +18,7 @@ from typing import TextIO
 
 from servetune import __version__
 from servetune.errors import ServetuneError, UsageError
-from servetune.texts.review_en import LANGUAGES, Language
+from servetune.texts import LANGUAGES, Language
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 

@@ -24,7 +24,7 @@ from typing import Literal
 
 from servetune._did_you_mean import suggest
 from servetune.texts.doctor_en import EN, DoctorText
-from servetune.texts.review_en import Language
+from servetune.texts import Language
 from servetune.vllm import flags as vllm_flags
 from servetune.vllm.serve_command import UNICODE_DASHES
 

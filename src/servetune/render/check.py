@@ -5,72 +5,26 @@ from __future__ import annotations
 import re
 import textwrap
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from servetune import texts
 from servetune.review.capacity import Estimate
 from servetune.review.check import Finding, Report
 from servetune.review.hardware import Hardware
 from servetune.review.model import ModelFacts
-from servetune.texts.review_en import Language
+from servetune.texts import Language
 
 WIDTH = 80
 SCHEMA_VERSION = 1
 
 _COLOURS = {"error": "31", "warning": "33", "info": "36", "ok": "32", "bold": "1", "dim": "2"}
-_LABELS: dict[Language, dict[str, str]] = {
-    "en": {
-        "error": "ERRORS",
-        "warning": "WARNINGS",
-        "info": "NOTES",
-        "why": "Why",
-        "fix": "Fix",
-        "ask": "Ask your AI",
-        "corrected": "Corrected command",
-        "capacity": "Capacity estimate (per GPU)",
-        "model": "Model",
-        "hardware": "Hardware",
-        "vllm": "vLLM",
-        "settings": "Effective settings",
-        "stop": "DO NOT LAUNCH: {n} error(s) would stop vLLM at startup or break it.",
-        "warn": "Will start, but {n} warning(s) cost speed, memory or money.",
-        "ok": "Looks good: no red flags found.",
-        "unknown": "unknown",
-        "none": "none (checks skipped)",
-        "weights": "weights",
-        "kv_token": "KV cache per token",
-        "reserve": "activation + overhead reserve",
-        "kv_cache": "KV cache",
-        "kv_tokens": "KV cache tokens",
-        "concurrency": "sequences at max-model-len",
-    },
-    "zh-TW": {
-        "error": "錯誤",
-        "warning": "警告",
-        "info": "備註",
-        "why": "原因",
-        "fix": "修正",
-        "ask": "問你的 AI",
-        "corrected": "修正後的指令",
-        "capacity": "容量估算（每張 GPU）",
-        "model": "模型",
-        "hardware": "硬體",
-        "vllm": "vLLM",
-        "settings": "實際生效的設定",
-        "stop": "先別啟動：有 {n} 個錯誤會讓 vLLM 啟動失敗或無法正常運作。",
-        "warn": "可以啟動，但有 {n} 個警告會浪費速度、記憶體或預算。",
-        "ok": "看起來沒問題：沒有發現紅旗。",
-        "unknown": "未知",
-        "none": "無（已略過相關檢查）",
-        "weights": "權重",
-        "kv_token": "每個 token 的 KV cache",
-        "reserve": "啟動計算與額外保留",
-        "kv_cache": "KV cache",
-        "kv_tokens": "KV cache 可存 token 數",
-        "concurrency": "max-model-len 長度下可同時服務的序列數",
-    },
-}
+Label = Callable[[str], str]  # a label of the check report by its key (`report.<key>` in texts)
+
+
+def _labels(language: Language) -> Label:
+    return lambda key: texts.get("review", f"report.{key}", language)
 
 
 def _paint(text: str, style: str, colour: bool) -> str:
@@ -125,9 +79,9 @@ def wrap(text: str, indent: str, first: str = "") -> list[str]:
     ) or [indent + first]
 
 
-def _model_line(model: ModelFacts | None, labels: dict[str, str]) -> str:
+def _model_line(model: ModelFacts | None, label: Label) -> str:
     if model is None:
-        return f"{labels['model']}: {labels['none']}"
+        return f"{label('model')}: {label('none')}"
     parts = [f"{model.model_id} ({model.source})"]
     if model.num_attention_heads:
         parts.append(f"{model.num_attention_heads} heads / {model.num_kv_heads} KV heads")
@@ -142,29 +96,29 @@ def _model_line(model: ModelFacts | None, labels: dict[str, str]) -> str:
         parts.append(f"MoE {model.num_experts} experts")
     if model.is_mla:
         parts.append("MLA")
-    return f"{labels['model']}: " + ", ".join(parts)
+    return f"{label('model')}: " + ", ".join(parts)
 
 
-def _hardware_line(machine: Hardware | None, labels: dict[str, str]) -> str:
+def _hardware_line(machine: Hardware | None, label: Label) -> str:
     if machine is None:
-        return f"{labels['hardware']}: {labels['none']}"
+        return f"{label('hardware')}: {label('none')}"
     if machine.spec is None:
-        return f"{labels['hardware']}: {machine.count}x GPU ({machine.source})"
+        return f"{label('hardware')}: {machine.count}x GPU ({machine.source})"
     spec = machine.spec
     return (
-        f"{labels['hardware']}: {machine.count}x {spec.name} ({spec.memory_gib:g} GiB, "
+        f"{label('hardware')}: {machine.count}x {spec.name} ({spec.memory_gib:g} GiB, "
         f"compute capability {spec.compute_capability or '-'}, from {machine.source})"
     )
 
 
-def _finding_lines(finding: Finding, labels: dict[str, str], colour: bool) -> list[str]:
+def _finding_lines(finding: Finding, label: Label, colour: bool) -> list[str]:
     mark = {"error": "x", "warning": "!", "info": "i"}[finding.severity]
     head = wrap(f"{finding.title} [{finding.rule}]", "  ", f"{mark} ")
     lines = [_paint(head[0], finding.severity, colour), *head[1:]]
-    lines += wrap(finding.why, "    ", f"{labels['why']}: ")
-    lines += wrap(finding.fix, "    ", f"{labels['fix']}: ")
+    lines += wrap(finding.why, "    ", f"{label('why')}: ")
+    lines += wrap(finding.fix, "    ", f"{label('fix')}: ")
     if finding.ask_ai:
-        lines += wrap(f'"{finding.ask_ai}"', "    ", f"{labels['ask']}: ")
+        lines += wrap(f'"{finding.ask_ai}"', "    ", f"{label('ask')}: ")
     return lines
 
 
@@ -172,20 +126,20 @@ def _gib(value: float | None) -> str:
     return "-" if value is None else f"{value:,.1f} GiB"
 
 
-def _estimate_lines(est: Estimate, labels: dict[str, str]) -> list[str]:
+def _estimate_lines(est: Estimate, label: Label) -> list[str]:
     rows = [
-        (labels["weights"], _gib(est.weights_gib_per_gpu)),
-        (labels["kv_token"], f"{est.kv_bytes_per_token_per_gpu:,} B"),
-        (labels["reserve"], _gib(est.reserve_gib_per_gpu)),
-        (labels["kv_cache"], _gib(est.kv_cache_gib_per_gpu)),
-        (labels["kv_tokens"], "-" if est.kv_cache_tokens is None else f"{est.kv_cache_tokens:,}"),
+        (label("weights"), _gib(est.weights_gib_per_gpu)),
+        (label("kv_token"), f"{est.kv_bytes_per_token_per_gpu:,} B"),
+        (label("reserve"), _gib(est.reserve_gib_per_gpu)),
+        (label("kv_cache"), _gib(est.kv_cache_gib_per_gpu)),
+        (label("kv_tokens"), "-" if est.kv_cache_tokens is None else f"{est.kv_cache_tokens:,}"),
     ]
     conc = est.max_concurrent_seqs_at_max_model_len
-    rows.append((labels["concurrency"], "-" if conc is None else f"{conc:,.2f}"))
+    rows.append((label("concurrency"), "-" if conc is None else f"{conc:,.2f}"))
     return [f"  {_pad(name, 40)} {value}" for name, value in rows]
 
 
-def _settings_lines(report: Report, labels: dict[str, str]) -> list[str]:
+def _settings_lines(report: Report, label: Label) -> list[str]:
     s = report.settings
     values = [
         ("--tensor-parallel-size", str(s.tensor_parallel_size)),
@@ -193,7 +147,7 @@ def _settings_lines(report: Report, labels: dict[str, str]) -> list[str]:
         ("--max-num-seqs", str(s.max_num_seqs)),
         ("--max-num-batched-tokens", str(s.max_num_batched_tokens or "-")),
         ("--gpu-memory-utilization", f"{s.gpu_memory_utilization:g}"),
-        ("--dtype", f"{s.dtype_flag} -> {s.dtype or labels['unknown']}"),
+        ("--dtype", f"{s.dtype_flag} -> {s.dtype or label('unknown')}"),
         ("--enable-chunked-prefill", "on" if s.chunked_prefill else "off"),
     ]
     lines = []
@@ -206,34 +160,34 @@ def _settings_lines(report: Report, labels: dict[str, str]) -> list[str]:
 
 def report_text(report: Report, *, colour: bool = False) -> str:
     """The human report: verdict first, then findings by severity, fix, and estimate."""
-    labels = _LABELS[report.language]
+    label = _labels(report.language)
     errors, warnings = len(report.errors), len(report.warnings)
     if errors:
-        verdict = _paint(labels["stop"].format(n=errors), "error", colour)
+        verdict = _paint(label("stop").format(n=errors), "error", colour)
     elif warnings:
-        verdict = _paint(labels["warn"].format(n=warnings), "warning", colour)
+        verdict = _paint(label("warn").format(n=warnings), "warning", colour)
     else:
-        verdict = _paint(labels["ok"], "ok", colour)
+        verdict = _paint(label("ok"), "ok", colour)
     lines = [_paint(verdict, "bold", colour), ""]
-    lines += wrap(_model_line(report.model, labels), "")
-    lines += wrap(_hardware_line(report.hardware, labels), "")
-    lines.append(f"{labels['vllm']}: {report.command.version} ({report.command.version_source})")
+    lines += wrap(_model_line(report.model, label), "")
+    lines += wrap(_hardware_line(report.hardware, label), "")
+    lines.append(f"{label('vllm')}: {report.command.version} ({report.command.version_source})")
     for severity in ("error", "warning", "info"):
         group = [f for f in report.findings if f.severity == severity]
         if group:
-            lines += ["", _paint(f"{labels[severity]} ({len(group)})", "bold", colour)]
+            lines += ["", _paint(f"{label(severity)} ({len(group)})", "bold", colour)]
             for finding in group:
-                lines += _finding_lines(finding, labels, colour)
+                lines += _finding_lines(finding, label, colour)
     if report.corrected_command:
-        lines += ["", _paint(labels["corrected"], "bold", colour)]
+        lines += ["", _paint(label("corrected"), "bold", colour)]
         lines += ["  " + ln for ln in report.corrected_command.splitlines()]
     if report.estimate is not None:
         lines += [
             "",
-            _paint(labels["capacity"], "bold", colour),
-            *_estimate_lines(report.estimate, labels),
+            _paint(label("capacity"), "bold", colour),
+            *_estimate_lines(report.estimate, label),
         ]
-    lines += ["", _paint(labels["settings"], "bold", colour), *_settings_lines(report, labels)]
+    lines += ["", _paint(label("settings"), "bold", colour), *_settings_lines(report, label)]
     return "\n".join(lines) + "\n"
 
 

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from servetune import texts
 from servetune.review import capacity, hardware, model, settings
 from servetune.review.rules import Context, Edit, Hit, Rule, Severity, run_rules
-from servetune.texts.review_en import Language, message
+from servetune.texts import Language
 from servetune.vllm import serve_command
 from servetune.vllm.serve_command import ArgValue, ServeCommand
 
@@ -73,16 +74,22 @@ def _facts(ctx: Context, hit: Hit) -> dict[str, object]:
 
 
 def _finding(ctx: Context, rule: Rule, hit: Hit, language: Language) -> Finding:
-    texts = message(language, hit.rule, hit.variant)
+    entry = f"{hit.rule}:{hit.variant}" if hit.variant else hit.rule
+    if not texts.has("review", f"{entry}.title"):
+        entry = hit.rule
     facts = _facts(ctx, hit)
+
+    def text(field: str) -> str:
+        return texts.format("review", f"{entry}.{field}", language, **facts)
+
     return Finding(
         rule=hit.rule,
         severity=rule.severity,
         flag=hit.flag if hit.flag is not None else rule.flag,
-        title=texts["title"].format(**facts),
-        why=texts["why"].format(**facts),
-        fix=texts["fix"].format(**facts),
-        ask_ai=texts["ask_ai"].format(**facts),
+        title=text("title"),
+        why=text("why"),
+        fix=text("fix"),
+        ask_ai=text("ask_ai") if texts.has("review", f"{entry}.ask_ai") else "",
     )
 
 

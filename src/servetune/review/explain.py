@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from servetune.review.check import Report
 from servetune.review.settings import batch_defaults
-from servetune.texts.review_en import Language
+from servetune.texts import Language
 from servetune.vllm import flags as vllm_flags
 
 Explanation = tuple[str, str | None, str]  # (flag, value as written, meaning)

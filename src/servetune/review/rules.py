@@ -1,7 +1,7 @@
 """The review rules. Each is a small function from the review context to zero or more hits.
 
 A rule knows facts, not words: it returns `Hit`s carrying the numbers and names its message
-needs; `servetune.texts.review_en` holds the texts per language. Severity and the flag a rule
+needs; `servetune.texts` (area `review`) holds the texts per language. Severity and the flag a rule
 concerns are part of its registration, so they are stable across languages and releases.
 """
 

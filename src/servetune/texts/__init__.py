@@ -1,1 +1,65 @@
-"""Every user-facing sentence, one table per language per area."""
+"""Every user-facing sentence, one table per language per area, and the one way to look them up.
+
+An *area* is the part of servetune that speaks (`review` for the findings and the check
+report, `explain`, `doctor`, `bench`, `judge` for compare and accept, ...). Each area has one
+module per language, named `<area>_<suffix>.py` with the suffixes of `SUFFIXES` (`review_en.py`,
+`review_zh_tw.py`), and each such module defines one flat table:
+
+    TEXTS: dict[str, str] = {
+        "dash-typo.title": "`{token}` starts with a typographic dash, not `--`",
+        "report.ok": "Looks good: no red flags found.",
+    }
+
+Keys are dotted names (`<entry>.<field>` where an entry has several parts, such as a finding's
+`title` / `why` / `fix` / `ask_ai`); values are `str.format` templates. Every language of an
+area has exactly the same keys and, key by key, the same placeholders, and no text is empty:
+`tests/texts/test_parity.py` walks every table of every area and fails otherwise. Code reads a
+text only through `get` / `format` (or `table` where it must walk a whole area); nothing else
+imports the table modules, so a zh-TW table is loaded only when a zh-TW text is asked for
+(`servetune check` must start fast).
+
+To add an area: write `<area>_en.py` and `<area>_zh_tw.py` (English first; the zh-TW one uses
+Taiwan's vocabulary and full-width punctuation; flags, commands, ids and numbers stay ASCII),
+then add the area's name to `Area` below. The parity test picks it up from there. This package
+imports nothing from the rest of servetune, so any layer may use it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from functools import cache
+from typing import Literal, get_args
+
+Language = Literal["en", "zh-TW"]
+LANGUAGES: tuple[Language, ...] = get_args(Language)
+SUFFIXES: dict[Language, str] = {"en": "en", "zh-TW": "zh_tw"}
+
+Area = Literal["review"]
+AREAS: tuple[Area, ...] = get_args(Area)
+
+
+@cache
+def table(area: Area, language: Language) -> Mapping[str, str]:
+    """The whole table of one area in one language (loaded on first use)."""
+    module = importlib.import_module(f"{__name__}.{area}_{SUFFIXES[language]}")
+    texts: Mapping[str, str] = module.TEXTS
+    return texts
+
+
+def has(area: Area, key: str) -> bool:
+    """Whether the area has a text under `key` (in every language: the parity test holds it)."""
+    return key in table(area, "en")
+
+
+def get(area: Area, key: str, language: Language = "en") -> str:
+    """The text of `key` in `language`, as written (a template, not filled in)."""
+    try:
+        return table(area, language)[key]
+    except KeyError:
+        raise KeyError(f"no text {key!r} in area {area!r} ({language})") from None
+
+
+def format(area: Area, key: str, language: Language = "en", /, **facts: object) -> str:
+    """The text of `key` in `language`, with its placeholders filled from `facts`."""
+    return get(area, key, language).format(**facts)

@@ -1,354 +1,474 @@
-"""What the findings say, per language. Keys are rule ids, or `rule:variant`.
+"""What `check` says, in English: the findings and the labels of its report.
 
-Every text is a `str.format` template over the facts the rule reports, plus the facts every
-finding gets: `machine` (e.g. "2x A100-80GB-SXM"), `model`, `version` (the vLLM release).
+Findings are keyed `<rule id>.<field>` or `<rule id>:<variant>.<field>`, with the fields
+`title`, `why`, `fix` and `ask_ai` (left out where there is nothing to ask an AI). Each is a
+`str.format` template over the facts the rule reports, plus the facts every finding gets:
+`machine` (e.g. "2x A100-80GB-SXM"), `model`, `version` (the vLLM release). The report's own
+words are the `report.*` keys.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Literal, TypedDict
-
-Language = Literal["en", "zh-TW"]
-LANGUAGES: tuple[Language, ...] = ("en", "zh-TW")
-
-
-class Message(TypedDict):
-    title: str
-    why: str
-    fix: str
-    ask_ai: str
-
-
-EN: dict[str, Message] = {
-    "dash-typo": {
-        "title": "`{token}` starts with a typographic dash, not `--`",
-        "why": "Chat apps and word processors turn `--` into an en or em dash. vLLM does not "
-        "recognise the flag and refuses to start (exit code 2, 'unrecognized arguments').",
-        "fix": "Type the flag with two ASCII hyphens: `{fixed}`.",
-        "ask_ai": "The command you gave me has `{token}` with a typographic dash; vLLM rejects it. "
-        "Please give me the command again as plain text with ASCII `--` in every flag.",
-    },
-    "unknown-flag": {
-        "title": "vLLM {version} has no flag `{token}`",
-        "why": "vLLM stops at startup with 'unrecognized arguments' on any flag it does not know.",
-        "fix": "Remove `{token}`, or check `vllm serve --help=all` for the option you meant.",
-        "ask_ai": "vLLM {version} does not have `{token}`. Which real `vllm serve` option did you "
-        "mean, and is it needed at all?",
-    },
-    "unknown-flag:did-you-mean": {
-        "title": "vLLM {version} has no flag `{token}` (did you mean `{suggestion}`?)",
-        "why": "vLLM stops at startup with 'unrecognized arguments' on any flag it does not know; "
-        "this looks like a misspelling of `{suggestion}`.",
-        "fix": "Use `{suggestion}`.",
-        "ask_ai": "vLLM {version} has no `{token}`. Did you mean `{suggestion}`? Please confirm "
-        "the value you intended for it.",
-    },
-    "unknown-flag:too-new": {
-        "title": "`{token}` needs vLLM {first_seen} or newer (reviewing for {version})",
-        "why": "The flag first appears in vLLM {first_seen}; vLLM {version} refuses to start "
-        "with 'unrecognized arguments'.",
-        "fix": "Upgrade vLLM to {first_seen} or newer, or remove `{token}`.",
-        "ask_ai": "My vLLM is {version}, which has no `{token}` (it appeared in {first_seen}). "
-        "Please rewrite the command for vLLM {version}.",
-    },
-    "unknown-flag:stray": {
-        "title": "Stray value `{token}` in the command",
-        "why": "A value that follows no flag (often a flag lost to a line break or a missing "
-        "`\\`) makes vLLM refuse to start.",
-        "fix": "Find the flag `{token}` belongs to, or delete it.",
-        "ask_ai": "In the command you gave me, `{token}` stands alone without a flag. Which flag "
-        "was it meant for?",
-    },
-    "removed-flag": {
-        "title": "`{token}` was removed from vLLM (last in {last_seen}, gone by {gone_in})",
-        "why": "Assistants trained on older docs still write this flag. vLLM {version} no longer "
+TEXTS: dict[str, str] = {
+    "dash-typo.title": "`{token}` starts with a typographic dash, not `--`",
+    "dash-typo.why": (
+        "Chat apps and word processors turn `--` into an en or em dash. vLLM does not "
+        "recognise the flag and refuses to start (exit code 2, 'unrecognized arguments')."
+    ),
+    "dash-typo.fix": "Type the flag with two ASCII hyphens: `{fixed}`.",
+    "dash-typo.ask_ai": (
+        "The command you gave me has `{token}` with a typographic dash; vLLM rejects it. "
+        "Please give me the command again as plain text with ASCII `--` in every flag."
+    ),
+    "unknown-flag.title": "vLLM {version} has no flag `{token}`",
+    "unknown-flag.why": (
+        "vLLM stops at startup with 'unrecognized arguments' on any flag it does not know."
+    ),
+    "unknown-flag.fix": (
+        "Remove `{token}`, or check `vllm serve --help=all` for the option you meant."
+    ),
+    "unknown-flag.ask_ai": (
+        "vLLM {version} does not have `{token}`. Which real `vllm serve` option did you "
+        "mean, and is it needed at all?"
+    ),
+    "unknown-flag:did-you-mean.title": (
+        "vLLM {version} has no flag `{token}` (did you mean `{suggestion}`?)"
+    ),
+    "unknown-flag:did-you-mean.why": (
+        "vLLM stops at startup with 'unrecognized arguments' on any flag it does not know; "
+        "this looks like a misspelling of `{suggestion}`."
+    ),
+    "unknown-flag:did-you-mean.fix": "Use `{suggestion}`.",
+    "unknown-flag:did-you-mean.ask_ai": (
+        "vLLM {version} has no `{token}`. Did you mean `{suggestion}`? Please confirm "
+        "the value you intended for it."
+    ),
+    "unknown-flag:too-new.title": (
+        "`{token}` needs vLLM {first_seen} or newer (reviewing for {version})"
+    ),
+    "unknown-flag:too-new.why": (
+        "The flag first appears in vLLM {first_seen}; vLLM {version} refuses to start "
+        "with 'unrecognized arguments'."
+    ),
+    "unknown-flag:too-new.fix": "Upgrade vLLM to {first_seen} or newer, or remove `{token}`.",
+    "unknown-flag:too-new.ask_ai": (
+        "My vLLM is {version}, which has no `{token}` (it appeared in {first_seen}). "
+        "Please rewrite the command for vLLM {version}."
+    ),
+    "unknown-flag:stray.title": "Stray value `{token}` in the command",
+    "unknown-flag:stray.why": (
+        "A value that follows no flag (often a flag lost to a line break or a missing "
+        "`\\`) makes vLLM refuse to start."
+    ),
+    "unknown-flag:stray.fix": "Find the flag `{token}` belongs to, or delete it.",
+    "unknown-flag:stray.ask_ai": (
+        "In the command you gave me, `{token}` stands alone without a flag. Which flag "
+        "was it meant for?"
+    ),
+    "removed-flag.title": (
+        "`{token}` was removed from vLLM (last in {last_seen}, gone by {gone_in})"
+    ),
+    "removed-flag.why": (
+        "Assistants trained on older docs still write this flag. vLLM {version} no longer "
         "has it and refuses to start with 'unrecognized arguments'. What it did is gone or now "
-        "the default.",
-        "fix": "Delete `{token}`.",
-        "ask_ai": "`{token}` no longer exists in vLLM {version} (removed after {last_seen}). "
-        "Please update the command for vLLM {version} without outdated flags.",
-    },
-    "removed-flag:replaced": {
-        "title": "`{token}` was removed from vLLM (last in {last_seen}); use {replacement}",
-        "why": "Assistants trained on older docs still write this flag. vLLM {version} no longer "
-        "has it and refuses to start with 'unrecognized arguments'.",
-        "fix": "Replace `{token}` with {replacement}.",
-        "ask_ai": "`{token}` no longer exists in vLLM {version}; its replacement is "
-        "{replacement}. Please rewrite that part of the command.",
-    },
-    "bool-flag-value": {
-        "title": "`{token}`: switches take no value in this vLLM",
-        "why": "vLLM's on/off flags are switches: `--flag` turns it on and `--no-flag` turns it "
-        "off. A value after them ('True', '=False') makes vLLM refuse to start.",
-        "fix": "Write `{fixed}`.",
-        "ask_ai": "vLLM {version} rejects `{token}`; on/off options are written `--x` or "
-        "`--no-x`. Please fix the command.",
-    },
-    "missing-value": {
-        "title": "`{token}` has no value",
-        "why": "This flag needs a value and the next word is another flag or the end of the "
-        "command, so vLLM refuses to start.",
-        "fix": "Give `{token}` its value, or remove it.",
-        "ask_ai": "In your command `{token}` has no value. What value did you intend?",
-    },
-    "invalid-value": {
-        "title": "`{token}`: `{value}` is not a valid value",
-        "why": "vLLM checks option types and choices before it loads anything and refuses to "
-        "start on a value it cannot read.",
-        "fix": "Use a value of the right kind (see `vllm serve --help=all`).",
-        "ask_ai": "vLLM {version} rejects `{token}`. What value should it be?",
-    },
-    "config-unreadable": {
-        "title": "Cannot read the --config file `{path}`",
-        "why": "{reason}. The settings in that file were not reviewed; on the server, vLLM will "
-        "fail if it cannot read it either.",
-        "fix": "Run the check where the file is, or pass its flags on the command line.",
-        "ask_ai": "Please show me the full contents of `{path}` so I can check its settings.",
-    },
-    "tp-exceeds-gpus": {
-        "title": "The command needs {needed} GPUs (TP {tp} x PP {pp} x DP {dp}); "
-        "the machine has {gpus}",
-        "why": "vLLM starts one worker per GPU of the tensor x pipeline x data parallel grid. "
+        "the default."
+    ),
+    "removed-flag.fix": "Delete `{token}`.",
+    "removed-flag.ask_ai": (
+        "`{token}` no longer exists in vLLM {version} (removed after {last_seen}). "
+        "Please update the command for vLLM {version} without outdated flags."
+    ),
+    "removed-flag:replaced.title": (
+        "`{token}` was removed from vLLM (last in {last_seen}); use {replacement}"
+    ),
+    "removed-flag:replaced.why": (
+        "Assistants trained on older docs still write this flag. vLLM {version} no longer "
+        "has it and refuses to start with 'unrecognized arguments'."
+    ),
+    "removed-flag:replaced.fix": "Replace `{token}` with {replacement}.",
+    "removed-flag:replaced.ask_ai": (
+        "`{token}` no longer exists in vLLM {version}; its replacement is "
+        "{replacement}. Please rewrite that part of the command."
+    ),
+    "bool-flag-value.title": "`{token}`: switches take no value in this vLLM",
+    "bool-flag-value.why": (
+        "vLLM's on/off flags are switches: `--flag` turns it on and `--no-flag` turns it "
+        "off. A value after them ('True', '=False') makes vLLM refuse to start."
+    ),
+    "bool-flag-value.fix": "Write `{fixed}`.",
+    "bool-flag-value.ask_ai": (
+        "vLLM {version} rejects `{token}`; on/off options are written `--x` or "
+        "`--no-x`. Please fix the command."
+    ),
+    "missing-value.title": "`{token}` has no value",
+    "missing-value.why": (
+        "This flag needs a value and the next word is another flag or the end of the "
+        "command, so vLLM refuses to start."
+    ),
+    "missing-value.fix": "Give `{token}` its value, or remove it.",
+    "missing-value.ask_ai": "In your command `{token}` has no value. What value did you intend?",
+    "invalid-value.title": "`{token}`: `{value}` is not a valid value",
+    "invalid-value.why": (
+        "vLLM checks option types and choices before it loads anything and refuses to "
+        "start on a value it cannot read."
+    ),
+    "invalid-value.fix": "Use a value of the right kind (see `vllm serve --help=all`).",
+    "invalid-value.ask_ai": "vLLM {version} rejects `{token}`. What value should it be?",
+    "config-unreadable.title": "Cannot read the --config file `{path}`",
+    "config-unreadable.why": (
+        "{reason}. The settings in that file were not reviewed; on the server, vLLM will "
+        "fail if it cannot read it either."
+    ),
+    "config-unreadable.fix": (
+        "Run the check where the file is, or pass its flags on the command line."
+    ),
+    "config-unreadable.ask_ai": (
+        "Please show me the full contents of `{path}` so I can check its settings."
+    ),
+    "tp-exceeds-gpus.title": (
+        "The command needs {needed} GPUs (TP {tp} x PP {pp} x DP {dp}); the machine has {gpus}"
+    ),
+    "tp-exceeds-gpus.why": (
+        "vLLM starts one worker per GPU of the tensor x pipeline x data parallel grid. "
         "With fewer GPUs it fails at startup ('World size ... is larger than the number of "
-        "available GPUs') or, in older releases, waits for a Ray cluster that does not exist.",
-        "fix": "Set the parallel sizes so that TP x PP x DP is at most {gpus} "
-        "(usually `--tensor-parallel-size` = the number of GPUs).",
-        "ask_ai": "My machine has {machine}. Your command asks for {needed} GPUs "
-        "(tensor-parallel-size {tp}). Please rewrite it for exactly {gpus} GPUs.",
-    },
-    "tp-below-gpus": {
-        "title": "{idle} of {gpus} GPUs will sit idle (the command uses {needed})",
-        "why": "vLLM only uses the GPUs of its parallel grid; the others hold no weights and no "
-        "KV cache. You pay for them and get nothing back.",
-        "fix": "Use all of them: raise `--tensor-parallel-size` (fewer, larger shards; more KV "
+        "available GPUs') or, in older releases, waits for a Ray cluster that does not exist."
+    ),
+    "tp-exceeds-gpus.fix": (
+        "Set the parallel sizes so that TP x PP x DP is at most {gpus} "
+        "(usually `--tensor-parallel-size` = the number of GPUs)."
+    ),
+    "tp-exceeds-gpus.ask_ai": (
+        "My machine has {machine}. Your command asks for {needed} GPUs "
+        "(tensor-parallel-size {tp}). Please rewrite it for exactly {gpus} GPUs."
+    ),
+    "tp-below-gpus.title": "{idle} of {gpus} GPUs will sit idle (the command uses {needed})",
+    "tp-below-gpus.why": (
+        "vLLM only uses the GPUs of its parallel grid; the others hold no weights and no "
+        "KV cache. You pay for them and get nothing back."
+    ),
+    "tp-below-gpus.fix": (
+        "Use all of them: raise `--tensor-parallel-size` (fewer, larger shards; more KV "
         "cache room) or `--data-parallel-size` (independent replicas; more throughput), or "
-        "start a second server on the idle GPUs.",
-        "ask_ai": "My machine has {machine} but the command only uses {needed}. Should I raise "
-        "tensor-parallel-size or run data-parallel replicas for this model and traffic?",
-    },
-    "tp-heads-indivisible": {
-        "title": "{model} has {heads} attention heads, which TP {tp} does not divide",
-        "why": "Tensor parallelism splits the attention heads evenly across GPUs. vLLM refuses "
+        "start a second server on the idle GPUs."
+    ),
+    "tp-below-gpus.ask_ai": (
+        "My machine has {machine} but the command only uses {needed}. Should I raise "
+        "tensor-parallel-size or run data-parallel replicas for this model and traffic?"
+    ),
+    "tp-heads-indivisible.title": (
+        "{model} has {heads} attention heads, which TP {tp} does not divide"
+    ),
+    "tp-heads-indivisible.why": (
+        "Tensor parallelism splits the attention heads evenly across GPUs. vLLM refuses "
         "to start: 'Total number of attention heads ({heads}) must be divisible by tensor "
-        "parallel size ({tp})'.",
-        "fix": "Use a tensor parallel size that divides {heads}: {valid}.",
-        "ask_ai": "{model} has {heads} attention heads, so --tensor-parallel-size {tp} cannot "
+        "parallel size ({tp})'."
+    ),
+    "tp-heads-indivisible.fix": "Use a tensor parallel size that divides {heads}: {valid}.",
+    "tp-heads-indivisible.ask_ai": (
+        "{model} has {heads} attention heads, so --tensor-parallel-size {tp} cannot "
         "work. My machine has {machine}. Please pick a TP from {valid} (and say what to do with "
-        "any GPUs left over).",
-    },
-    "tp-heads-indivisible:kv": {
-        "title": "{model} has {kv_heads} KV heads; TP {tp} and {kv_heads} do not divide each other",
-        "why": "With grouped-query attention vLLM gives each GPU a whole number of KV heads, or "
+        "any GPUs left over)."
+    ),
+    "tp-heads-indivisible:kv.title": (
+        "{model} has {kv_heads} KV heads; TP {tp} and {kv_heads} do not divide each other"
+    ),
+    "tp-heads-indivisible:kv.why": (
+        "With grouped-query attention vLLM gives each GPU a whole number of KV heads, or "
         "replicates them when TP is larger. That needs KV heads and TP to divide one another; "
-        "otherwise a worker fails with 'is not divisible by'.",
-        "fix": "Use a tensor parallel size from: {valid}.",
-        "ask_ai": "{model} has {kv_heads} KV heads, so --tensor-parallel-size {tp} cannot "
-        "split them. My machine has {machine}. Please pick a TP from {valid}.",
-    },
-    "quant-on-unquantized": {
-        "title": "`--quantization {flag_method}` on {model}, which is not quantized with {family}",
-        "why": "For {family} the flag says how to read an already-quantized checkpoint; it never "
+        "otherwise a worker fails with 'is not divisible by'."
+    ),
+    "tp-heads-indivisible:kv.fix": "Use a tensor parallel size from: {valid}.",
+    "tp-heads-indivisible:kv.ask_ai": (
+        "{model} has {kv_heads} KV heads, so --tensor-parallel-size {tp} cannot "
+        "split them. My machine has {machine}. Please pick a TP from {valid}."
+    ),
+    "quant-on-unquantized.title": (
+        "`--quantization {flag_method}` on {model}, which is not quantized with {family}"
+    ),
+    "quant-on-unquantized.why": (
+        "For {family} the flag says how to read an already-quantized checkpoint; it never "
         "quantizes on the fly. {model} has no quantization config, so vLLM fails ('Cannot find "
         "the config file for {flag_method}'). Online quantization is a different method "
-        "(`--quantization fp8`).",
-        "fix": "Either serve the {family} checkpoint of this model (often the same name ending in "
-        "-{family}), or drop `--quantization` to serve the original weights.",
-        "ask_ai": "My machine has {machine}. The model {model} is the original, non-{family} "
+        "(`--quantization fp8`)."
+    ),
+    "quant-on-unquantized.fix": (
+        "Either serve the {family} checkpoint of this model (often the same name ending in "
+        "-{family}), or drop `--quantization` to serve the original weights."
+    ),
+    "quant-on-unquantized.ask_ai": (
+        "My machine has {machine}. The model {model} is the original, non-{family} "
         "checkpoint, so `--quantization {flag_method}` cannot work. Either switch to the "
         "{family} checkpoint of this model or drop --quantization; which fits my GPUs, and "
-        "what memory does each need?",
-    },
-    "quant-method-mismatch": {
-        "title": "`--quantization {flag_method}` but {model} is quantized with {checkpoint_method}",
-        "why": "A quantized checkpoint can only be read with its own method. vLLM refuses to "
+        "what memory does each need?"
+    ),
+    "quant-method-mismatch.title": (
+        "`--quantization {flag_method}` but {model} is quantized with {checkpoint_method}"
+    ),
+    "quant-method-mismatch.why": (
+        "A quantized checkpoint can only be read with its own method. vLLM refuses to "
         "start ('Quantization method specified in the model config ({checkpoint_method}) does "
-        "not match ...').",
-        "fix": "Drop `--quantization`: vLLM detects {checkpoint_method} from the checkpoint and "
-        "picks the fastest kernel itself.",
-        "ask_ai": "{model} is a {checkpoint_method} checkpoint, but your command says "
-        "--quantization {flag_method}. Should I just drop the flag?",
-    },
-    "quant-unsupported-gpu": {
-        "title": "{method} needs compute capability {needed}; {gpu} has {have}",
-        "why": "vLLM {version} has no {method} kernels for this GPU generation and refuses to "
-        "start ('The quantization method {method} is not supported for the current GPU').",
-        "fix": "Use a method this GPU supports (GPTQ runs from 6.0, AWQ from 7.5), a "
-        "non-quantized checkpoint with more GPUs, or a newer GPU.",
-        "ask_ai": "My GPUs are {machine} (compute capability {have}); {method} needs {needed}. "
-        "Which checkpoint of this model can I serve on them instead?",
-    },
-    "fp8-weight-only": {
-        "title": "FP8 on {gpu}: weights shrink, compute does not speed up",
-        "why": "This GPU has no FP8 tensor cores (they start with Ada/Hopper, capability 8.9). "
+        "not match ...')."
+    ),
+    "quant-method-mismatch.fix": (
+        "Drop `--quantization`: vLLM detects {checkpoint_method} from the checkpoint and "
+        "picks the fastest kernel itself."
+    ),
+    "quant-method-mismatch.ask_ai": (
+        "{model} is a {checkpoint_method} checkpoint, but your command says "
+        "--quantization {flag_method}. Should I just drop the flag?"
+    ),
+    "quant-unsupported-gpu.title": "{method} needs compute capability {needed}; {gpu} has {have}",
+    "quant-unsupported-gpu.why": (
+        "vLLM {version} has no {method} kernels for this GPU generation and refuses to "
+        "start ('The quantization method {method} is not supported for the current GPU')."
+    ),
+    "quant-unsupported-gpu.fix": (
+        "Use a method this GPU supports (GPTQ runs from 6.0, AWQ from 7.5), a "
+        "non-quantized checkpoint with more GPUs, or a newer GPU."
+    ),
+    "quant-unsupported-gpu.ask_ai": (
+        "My GPUs are {machine} (compute capability {have}); {method} needs {needed}. "
+        "Which checkpoint of this model can I serve on them instead?"
+    ),
+    "fp8-weight-only.title": "FP8 on {gpu}: weights shrink, compute does not speed up",
+    "fp8-weight-only.why": (
+        "This GPU has no FP8 tensor cores (they start with Ada/Hopper, capability 8.9). "
         "vLLM stores the weights in FP8 and runs them through a weight-only Marlin kernel in "
         "16-bit: half the weight memory, but no FP8 speed-up, and prefill-heavy work can get "
-        "slower.",
-        "fix": "Fine if the goal is memory. For speed on this GPU, compare against AWQ/GPTQ "
-        "4-bit checkpoints, and measure before/after with `servetune bench`.",
-        "ask_ai": "My GPUs are {machine}, without native FP8. Is FP8 here for memory or for "
-        "speed? If speed, would an AWQ or GPTQ checkpoint be the better choice?",
-    },
-    "quant-slow-kernel": {
-        "title": "`--quantization {flag_method}` forces the slow kernel; vLLM {version} would "
-        "pick {marlin}",
-        "why": "Left alone, vLLM {version} runs this checkpoint with the much faster Marlin "
+        "slower."
+    ),
+    "fp8-weight-only.fix": (
+        "Fine if the goal is memory. For speed on this GPU, compare against AWQ/GPTQ "
+        "4-bit checkpoints, and measure before/after with `servetune bench`."
+    ),
+    "fp8-weight-only.ask_ai": (
+        "My GPUs are {machine}, without native FP8. Is FP8 here for memory or for "
+        "speed? If speed, would an AWQ or GPTQ checkpoint be the better choice?"
+    ),
+    "quant-slow-kernel.title": (
+        "`--quantization {flag_method}` forces the slow kernel; vLLM {version} would pick {marlin}"
+    ),
+    "quant-slow-kernel.why": (
+        "Left alone, vLLM {version} runs this checkpoint with the much faster Marlin "
         "kernel on {gpu}. Naming the method explicitly forces the original {flag_method} "
-        "kernel (the log says 'forcing {flag_method}').",
-        "fix": "Drop `--quantization` (or write `--quantization {marlin}`).",
-        "ask_ai": "On vLLM {version}, `--quantization {flag_method}` forces the slow kernel "
-        "while the checkpoint would run on {marlin}. Can I drop the flag?",
-    },
-    "dtype-unsupported-gpu": {
-        "title": "bfloat16 needs compute capability 8.0; {gpu} has {have}",
-        "why": "GPUs before Ampere (V100, T4) have no bfloat16. vLLM stops at startup "
-        "('Bfloat16 is only supported on GPUs with compute capability of at least 8.0').",
-        "fix": "Use `--dtype {fix_dtype}`.",
-        "ask_ai": "My GPUs are {machine} (compute capability {have}), without bfloat16. Please "
-        "use --dtype {fix_dtype} and check the model is stable in it.",
-    },
-    "dtype-unsupported-model": {
-        "title": "{model} ({model_type}) cannot run in float16",
-        "why": "This model family overflows in float16, so vLLM refuses it ('does not support "
-        "float16. Reason: Numerical instability').",
-        "fix": "Use `--dtype {fix_dtype}`.",
-        "ask_ai": "vLLM refuses float16 for {model_type} models. Please use --dtype {fix_dtype}, "
-        "and tell me if my GPUs ({machine}) can run that.",
-    },
-    "batched-tokens-too-small": {
-        "title": "--max-num-batched-tokens {mbt} starves the GPU (vLLM's default here: {default})",
-        "why": "This is the token budget of one scheduler step, shared by every running "
+        "kernel (the log says 'forcing {flag_method}')."
+    ),
+    "quant-slow-kernel.fix": "Drop `--quantization` (or write `--quantization {marlin}`).",
+    "quant-slow-kernel.ask_ai": (
+        "On vLLM {version}, `--quantization {flag_method}` forces the slow kernel "
+        "while the checkpoint would run on {marlin}. Can I drop the flag?"
+    ),
+    "dtype-unsupported-gpu.title": "bfloat16 needs compute capability 8.0; {gpu} has {have}",
+    "dtype-unsupported-gpu.why": (
+        "GPUs before Ampere (V100, T4) have no bfloat16. vLLM stops at startup "
+        "('Bfloat16 is only supported on GPUs with compute capability of at least 8.0')."
+    ),
+    "dtype-unsupported-gpu.fix": "Use `--dtype {fix_dtype}`.",
+    "dtype-unsupported-gpu.ask_ai": (
+        "My GPUs are {machine} (compute capability {have}), without bfloat16. Please "
+        "use --dtype {fix_dtype} and check the model is stable in it."
+    ),
+    "dtype-unsupported-model.title": "{model} ({model_type}) cannot run in float16",
+    "dtype-unsupported-model.why": (
+        "This model family overflows in float16, so vLLM refuses it ('does not support "
+        "float16. Reason: Numerical instability')."
+    ),
+    "dtype-unsupported-model.fix": "Use `--dtype {fix_dtype}`.",
+    "dtype-unsupported-model.ask_ai": (
+        "vLLM refuses float16 for {model_type} models. Please use --dtype {fix_dtype}, "
+        "and tell me if my GPUs ({machine}) can run that."
+    ),
+    "batched-tokens-too-small.title": (
+        "--max-num-batched-tokens {mbt} starves the GPU (vLLM's default here: {default})"
+    ),
+    "batched-tokens-too-small.why": (
+        "This is the token budget of one scheduler step, shared by every running "
         "request. At {mbt}, a {prompt}-token prompt needs {steps} steps just to be read, the GPU "
         "does too little work per step, and time to first token climbs as users queue. Nothing "
-        "errors: it is just slow.",
-        "fix": "Remove the flag to get vLLM's default ({default}), or raise it; tune it with "
-        "before/after numbers.",
-        "ask_ai": "Why is --max-num-batched-tokens set to {mbt}? On {machine} vLLM's default is "
+        "errors: it is just slow."
+    ),
+    "batched-tokens-too-small.fix": (
+        "Remove the flag to get vLLM's default ({default}), or raise it; tune it with "
+        "before/after numbers."
+    ),
+    "batched-tokens-too-small.ask_ai": (
+        "Why is --max-num-batched-tokens set to {mbt}? On {machine} vLLM's default is "
         "{default}, and a small budget slows prefill for everyone. What measurement supports "
-        "{mbt}?",
-    },
-    "batched-tokens-below-model-len": {
-        "title": "--max-num-batched-tokens {mbt} is below max-model-len {max_model_len} with "
-        "chunked prefill off",
-        "why": "Without chunked prefill a whole prompt must fit into one step's token budget. "
+        "{mbt}?"
+    ),
+    "batched-tokens-below-model-len.title": (
+        "--max-num-batched-tokens {mbt} is below max-model-len {max_model_len} with "
+        "chunked prefill off"
+    ),
+    "batched-tokens-below-model-len.why": (
+        "Without chunked prefill a whole prompt must fit into one step's token budget. "
         "vLLM refuses to start ('max_num_batched_tokens ({mbt}) is smaller than max_model_len "
-        "({max_model_len})').",
-        "fix": "Raise --max-num-batched-tokens to at least {max_model_len}, lower "
-        "--max-model-len, or leave chunked prefill on.",
-        "ask_ai": "With chunked prefill off, --max-num-batched-tokens ({mbt}) must be at least "
-        "--max-model-len ({max_model_len}). Why is chunked prefill disabled here?",
-    },
-    "batched-tokens-below-num-seqs": {
-        "title": "--max-num-batched-tokens {mbt} is below --max-num-seqs {seqs}",
-        "why": "Every running sequence needs at least one token of the step budget. vLLM "
+        "({max_model_len})')."
+    ),
+    "batched-tokens-below-model-len.fix": (
+        "Raise --max-num-batched-tokens to at least {max_model_len}, lower "
+        "--max-model-len, or leave chunked prefill on."
+    ),
+    "batched-tokens-below-model-len.ask_ai": (
+        "With chunked prefill off, --max-num-batched-tokens ({mbt}) must be at least "
+        "--max-model-len ({max_model_len}). Why is chunked prefill disabled here?"
+    ),
+    "batched-tokens-below-num-seqs.title": (
+        "--max-num-batched-tokens {mbt} is below --max-num-seqs {seqs}"
+    ),
+    "batched-tokens-below-num-seqs.why": (
+        "Every running sequence needs at least one token of the step budget. vLLM "
         "refuses to start ('max_num_batched_tokens ({mbt}) must be greater than or equal to "
-        "max_num_seqs ({seqs})').",
-        "fix": "Raise --max-num-batched-tokens to at least {seqs} (or lower --max-num-seqs).",
-        "ask_ai": "--max-num-batched-tokens {mbt} is smaller than --max-num-seqs {seqs}, which "
-        "vLLM rejects. Which of the two did you mean to change?",
-    },
-    "quant-memory-unused": {
-        "title": "Quantization freed memory for ~{fit} conversations, but --max-num-seqs is {seqs}",
-        "why": "The KV cache has room for about {kv_tokens} tokens: about {fit} concurrent "
+        "max_num_seqs ({seqs})')."
+    ),
+    "batched-tokens-below-num-seqs.fix": (
+        "Raise --max-num-batched-tokens to at least {seqs} (or lower --max-num-seqs)."
+    ),
+    "batched-tokens-below-num-seqs.ask_ai": (
+        "--max-num-batched-tokens {mbt} is smaller than --max-num-seqs {seqs}, which "
+        "vLLM rejects. Which of the two did you mean to change?"
+    ),
+    "quant-memory-unused.title": (
+        "Quantization freed memory for ~{fit} conversations, but --max-num-seqs is {seqs}"
+    ),
+    "quant-memory-unused.why": (
+        "The KV cache has room for about {kv_tokens} tokens: about {fit} concurrent "
         "{typical}-token conversations. --max-num-seqs caps the batch at {seqs}, so the memory "
-        "quantization saved never turns into serving more users at once.",
-        "fix": "Raise --max-num-seqs (e.g. {suggested}) and measure latency before and after.",
-        "ask_ai": "After quantizing, the KV cache on {machine} fits about {fit} conversations "
+        "quantization saved never turns into serving more users at once."
+    ),
+    "quant-memory-unused.fix": (
+        "Raise --max-num-seqs (e.g. {suggested}) and measure latency before and after."
+    ),
+    "quant-memory-unused.ask_ai": (
+        "After quantizing, the KV cache on {machine} fits about {fit} conversations "
         "of {typical} tokens, but --max-num-seqs stays at {seqs}. Should it be about "
-        "{suggested}, and what latency targets should I check?",
-    },
-    "model-len-exceeds-model": {
-        "title": "--max-model-len {asked} is longer than {model} supports ({limit})",
-        "why": "The model's config sets {key} = {limit}. vLLM refuses to start ('User-specified "
+        "{suggested}, and what latency targets should I check?"
+    ),
+    "model-len-exceeds-model.title": (
+        "--max-model-len {asked} is longer than {model} supports ({limit})"
+    ),
+    "model-len-exceeds-model.why": (
+        "The model's config sets {key} = {limit}. vLLM refuses to start ('User-specified "
         "max_model_len ({asked}) is greater than the derived max_model_len'); forcing it produces "
-        "garbage past the trained length.",
-        "fix": "Use --max-model-len {limit} or less.",
-        "ask_ai": "{model} supports at most {limit} tokens of context ({key}). Please size "
-        "--max-model-len to what my users need, at most {limit}.",
-    },
-    "weights-dont-fit": {
-        "title": "Weights need {weights} GiB per GPU; only {budget} GiB is allowed",
-        "why": "{model} at tensor parallel {tp} needs about {weights} GiB of weights on each "
+        "garbage past the trained length."
+    ),
+    "model-len-exceeds-model.fix": "Use --max-model-len {limit} or less.",
+    "model-len-exceeds-model.ask_ai": (
+        "{model} supports at most {limit} tokens of context ({key}). Please size "
+        "--max-model-len to what my users need, at most {limit}."
+    ),
+    "weights-dont-fit.title": "Weights need {weights} GiB per GPU; only {budget} GiB is allowed",
+    "weights-dont-fit.why": (
+        "{model} at tensor parallel {tp} needs about {weights} GiB of weights on each "
         "GPU, more than {memory} GiB x gpu-memory-utilization {util}. vLLM runs out of memory "
-        "while loading.",
-        "fix": "Spread the model over more GPUs (higher --tensor-parallel-size), serve a "
-        "quantized checkpoint, or pick a smaller model.",
-        "ask_ai": "My machine has {machine}. {model} needs about {weights} GiB per GPU at TP "
+        "while loading."
+    ),
+    "weights-dont-fit.fix": (
+        "Spread the model over more GPUs (higher --tensor-parallel-size), serve a "
+        "quantized checkpoint, or pick a smaller model."
+    ),
+    "weights-dont-fit.ask_ai": (
+        "My machine has {machine}. {model} needs about {weights} GiB per GPU at TP "
         "{tp}, more than fits. Which is better here: more tensor parallelism, a quantized "
-        "checkpoint, or a smaller model?",
-    },
-    "kv-cache-too-small": {
-        "title": "The KV cache cannot hold one {max_model_len}-token sequence (fits ~{fits})",
-        "why": "After {weights} GiB of weights and ~{reserve} GiB of activations per GPU, about "
+        "checkpoint, or a smaller model?"
+    ),
+    "kv-cache-too-small.title": (
+        "The KV cache cannot hold one {max_model_len}-token sequence (fits ~{fits})"
+    ),
+    "kv-cache-too-small.why": (
+        "After {weights} GiB of weights and ~{reserve} GiB of activations per GPU, about "
         "{kv_gib} GiB is left for the KV cache. vLLM requires at least one full-length "
         "sequence to fit and refuses to start ('To serve at least one request with the model's "
-        "max seq len ...').",
-        "fix": "Set --max-model-len {fits} or less (what your users actually need), raise "
-        "--gpu-memory-utilization, add GPUs, or use --kv-cache-dtype fp8.",
-        "ask_ai": "On {machine} the KV cache only fits about {fits} tokens per sequence, but "
+        "max seq len ...')."
+    ),
+    "kv-cache-too-small.fix": (
+        "Set --max-model-len {fits} or less (what your users actually need), raise "
+        "--gpu-memory-utilization, add GPUs, or use --kv-cache-dtype fp8."
+    ),
+    "kv-cache-too-small.ask_ai": (
+        "On {machine} the KV cache only fits about {fits} tokens per sequence, but "
         "max-model-len is {max_model_len}. How long are my real requests, and should "
-        "--max-model-len be {fits} or less?",
-    },
-    "kv-cache-too-small:none": {
-        "title": "No memory is left for the KV cache",
-        "why": "Weights ({weights} GiB) plus activations (~{reserve} GiB) use up the {budget} "
+        "--max-model-len be {fits} or less?"
+    ),
+    "kv-cache-too-small:none.title": "No memory is left for the KV cache",
+    "kv-cache-too-small:none.why": (
+        "Weights ({weights} GiB) plus activations (~{reserve} GiB) use up the {budget} "
         "GiB vLLM may take per GPU. vLLM refuses to start ('No available memory for the cache "
-        "blocks').",
-        "fix": "Add GPUs (higher --tensor-parallel-size), serve a quantized checkpoint, or raise "
-        "--gpu-memory-utilization if nothing else uses the GPU.",
-        "ask_ai": "On {machine}, {model} leaves no memory for the KV cache. Should I add "
-        "tensor parallelism or use a quantized checkpoint?",
-    },
-    "gpu-memory-utilization-range": {
-        "title": "--gpu-memory-utilization {util} is outside (0, 1]",
-        "why": "It is the fraction of each GPU's memory vLLM may use, not a percentage or GiB. "
-        "vLLM rejects values outside (0, 1].",
-        "fix": "Use a fraction such as 0.9.",
-        "ask_ai": "--gpu-memory-utilization must be a fraction between 0 and 1; did you mean 0.9?",
-    },
-    "enforce-eager": {
-        "title": "--enforce-eager turns CUDA graphs off",
-        "why": "CUDA graphs replay each decode step with almost no CPU launch overhead. Without "
+        "blocks')."
+    ),
+    "kv-cache-too-small:none.fix": (
+        "Add GPUs (higher --tensor-parallel-size), serve a quantized checkpoint, or raise "
+        "--gpu-memory-utilization if nothing else uses the GPU."
+    ),
+    "kv-cache-too-small:none.ask_ai": (
+        "On {machine}, {model} leaves no memory for the KV cache. Should I add "
+        "tensor parallelism or use a quantized checkpoint?"
+    ),
+    "gpu-memory-utilization-range.title": "--gpu-memory-utilization {util} is outside (0, 1]",
+    "gpu-memory-utilization-range.why": (
+        "It is the fraction of each GPU's memory vLLM may use, not a percentage or GiB. "
+        "vLLM rejects values outside (0, 1]."
+    ),
+    "gpu-memory-utilization-range.fix": "Use a fraction such as 0.9.",
+    "gpu-memory-utilization-range.ask_ai": (
+        "--gpu-memory-utilization must be a fraction between 0 and 1; did you mean 0.9?"
+    ),
+    "enforce-eager.title": "--enforce-eager turns CUDA graphs off",
+    "enforce-eager.why": (
+        "CUDA graphs replay each decode step with almost no CPU launch overhead. Without "
         "them every step pays it, and time per output token rises, most at small batch sizes. "
-        "It saves little memory and startup time: a debugging switch, not a production one.",
-        "fix": "Remove --enforce-eager unless a graph-capture bug forces it.",
-        "ask_ai": "Why is --enforce-eager in the command? It slows decoding; is there a "
-        "specific error it works around?",
-    },
-    "model-unknown": {
-        "title": "Model {model} not found locally or in the built-in catalog",
-        "why": "Without its config.json the model checks (heads vs TP, quantization, context "
-        "length, memory) were skipped.",
-        "fix": "Pass --model-config PATH (config.json or its folder), or --online to fetch it "
-        "from the Hugging Face Hub.",
-        "ask_ai": "",
-    },
-    "hardware-unknown": {
-        "title": "No GPU information: hardware checks skipped",
-        "why": "No --gpus was given and NVML found no NVIDIA GPU here, so GPU count, memory and "
-        "compute-capability checks were skipped.",
-        "fix": "Pass --gpus, e.g. --gpus 2xA100-80GB (what `nvidia-smi -L` shows on the server).",
-        "ask_ai": "",
-    },
-    "hardware-unknown:count-only": {
-        "title": "GPU model unknown: memory and capability checks skipped",
-        "why": "Only the GPU count ({count}) is known, so memory, dtype and quantization "
-        "support checks were skipped.",
-        "fix": "Name the GPU too, e.g. --gpus {count}xA100-80GB.",
-        "ask_ai": "",
-    },
+        "It saves little memory and startup time: a debugging switch, not a production one."
+    ),
+    "enforce-eager.fix": "Remove --enforce-eager unless a graph-capture bug forces it.",
+    "enforce-eager.ask_ai": (
+        "Why is --enforce-eager in the command? It slows decoding; is there a "
+        "specific error it works around?"
+    ),
+    "model-unknown.title": "Model {model} not found locally or in the built-in catalog",
+    "model-unknown.why": (
+        "Without its config.json the model checks (heads vs TP, quantization, context "
+        "length, memory) were skipped."
+    ),
+    "model-unknown.fix": (
+        "Pass --model-config PATH (config.json or its folder), or --online to fetch it "
+        "from the Hugging Face Hub."
+    ),
+    "hardware-unknown.title": "No GPU information: hardware checks skipped",
+    "hardware-unknown.why": (
+        "No --gpus was given and NVML found no NVIDIA GPU here, so GPU count, memory and "
+        "compute-capability checks were skipped."
+    ),
+    "hardware-unknown.fix": (
+        "Pass --gpus, e.g. --gpus 2xA100-80GB (what `nvidia-smi -L` shows on the server)."
+    ),
+    "hardware-unknown:count-only.title": "GPU model unknown: memory and capability checks skipped",
+    "hardware-unknown:count-only.why": (
+        "Only the GPU count ({count}) is known, so memory, dtype and quantization "
+        "support checks were skipped."
+    ),
+    "hardware-unknown:count-only.fix": "Name the GPU too, e.g. --gpus {count}xA100-80GB.",
+    # --- the report around the findings ---
+    "report.error": "ERRORS",
+    "report.warning": "WARNINGS",
+    "report.info": "NOTES",
+    "report.why": "Why",
+    "report.fix": "Fix",
+    "report.ask": "Ask your AI",
+    "report.corrected": "Corrected command",
+    "report.capacity": "Capacity estimate (per GPU)",
+    "report.model": "Model",
+    "report.hardware": "Hardware",
+    "report.vllm": "vLLM",
+    "report.settings": "Effective settings",
+    "report.stop": "DO NOT LAUNCH: {n} error(s) would stop vLLM at startup or break it.",
+    "report.warn": "Will start, but {n} warning(s) cost speed, memory or money.",
+    "report.ok": "Looks good: no red flags found.",
+    "report.unknown": "unknown",
+    "report.none": "none (checks skipped)",
+    "report.weights": "weights",
+    "report.kv_token": "KV cache per token",
+    "report.reserve": "activation + overhead reserve",
+    "report.kv_cache": "KV cache",
+    "report.kv_tokens": "KV cache tokens",
+    "report.concurrency": "sequences at max-model-len",
 }
-
-
-def table(language: Language) -> Mapping[str, Message]:
-    if language == "zh-TW":
-        from servetune.texts.review_zh_tw import ZH_TW
-
-        return ZH_TW
-    return EN
-
-
-def message(language: Language, rule_id: str, variant: str | None) -> Message:
-    texts = table(language)
-    key = f"{rule_id}:{variant}" if variant else rule_id
-    return texts.get(key) or texts[rule_id]

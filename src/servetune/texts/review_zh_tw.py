@@ -1,6 +1,6 @@
-"""Traditional Chinese (Taiwan) texts for the findings: the zh-TW twin of `messages.EN`.
+"""What `check` says, in Traditional Chinese (Taiwan): the zh-TW twin of `review_en`.
 
-Same keys, fields and `str.format` placeholders as the English table. Written for engineers who
+Same keys and `str.format` placeholders as the English table. Written for engineers who
 learned vLLM tuning from Taiwanese articles, so it uses their vocabulary (for quantization, tensor
 parallelism, continuous batching, time to first token and so on) and Taiwan usage throughout.
 Flags, commands, rule ids, numbers and the error strings quoted from vLLM stay in ASCII, so they
@@ -12,310 +12,441 @@ can be matched against a log or pasted into a terminal as they are.
 
 from __future__ import annotations
 
-from servetune.texts.review_en import Message
-
-ZH_TW: dict[str, Message] = {
-    "dash-typo": {
-        "title": "`{token}` 開頭是排版用的破折號，不是 `--`",
-        "why": "聊天軟體和文書處理器常會自動把 `--` 換成長短破折號（– 或 —）。vLLM "
-        "認不得這樣的參數，會直接拒絕啟動（結束代碼 2，「unrecognized arguments」）。",
-        "fix": "請用兩個半形連字號重新打這個參數：`{fixed}`。",
-        "ask_ai": "你給我的指令裡，`{token}` 開頭是排版用的破折號，vLLM 不接受。"
-        "請用純文字重新給我一次完整的指令，每個參數都用半形的 `--`。",
-    },
-    "unknown-flag": {
-        "title": "vLLM {version} 沒有 `{token}` 這個參數",
-        "why": "只要遇到不認識的參數，vLLM 在啟動時就會以「unrecognized arguments」停下來。",
-        "fix": "拿掉 `{token}`，或用 `vllm serve --help=all` 找出你原本想用的選項。",
-        "ask_ai": "vLLM {version} 沒有 `{token}` 這個參數。你原本想用的是哪一個真正存在的"
-        " `vllm serve` 選項？還是其實根本不需要它？",
-    },
-    "unknown-flag:did-you-mean": {
-        "title": "vLLM {version} 沒有 `{token}` 這個參數（是不是要打 `{suggestion}`？）",
-        "why": "只要遇到不認識的參數，vLLM 在啟動時就會以「unrecognized arguments」停下來；"
-        "這看起來像是 `{suggestion}` 打錯字了。",
-        "fix": "改用 `{suggestion}`。",
-        "ask_ai": "vLLM {version} 沒有 `{token}`。你指的是不是 `{suggestion}`？"
-        "也請再確認一次你想給它的值。",
-    },
-    "unknown-flag:too-new": {
-        "title": "`{token}` 需要 vLLM {first_seen} 以上的版本（目前以 {version} 檢查）",
-        "why": "這個參數從 vLLM {first_seen} 才開始有；vLLM {version} 會以「unrecognized "
-        "arguments」拒絕啟動。",
-        "fix": "把 vLLM 升級到 {first_seen} 或更新的版本，或拿掉 `{token}`。",
-        "ask_ai": "我的 vLLM 是 {version}，沒有 `{token}`（它在 {first_seen} 才加入）。"
-        "請依照 vLLM {version} 重寫這個指令。",
-    },
-    "unknown-flag:stray": {
-        "title": "指令裡有一個落單的值 `{token}`",
-        "why": "沒有跟在任何參數後面的值，會讓 vLLM 拒絕啟動。常見的原因是換行時把參數弄丟了，"
-        "或是行尾少了 `\\`。",
-        "fix": "找出 `{token}` 原本屬於哪個參數，或直接刪掉它。",
-        "ask_ai": "你給我的指令裡，`{token}` 單獨出現，前面沒有參數。它原本是要給哪個參數的？",
-    },
-    "removed-flag": {
-        "title": "`{token}` 已從 vLLM 移除（最後出現在 {last_seen}，{gone_in} 起就沒有了）",
-        "why": "用舊文件訓練出來的 AI 助理，到現在還是會寫出這個參數。vLLM {version} 已經沒有它，"
-        "會以「unrecognized arguments」拒絕啟動。它原本的功能，不是已經拿掉，就是變成了預設行為。",
-        "fix": "刪掉 `{token}`。",
-        "ask_ai": "vLLM {version} 已經沒有 `{token}` 了（{last_seen} 之後就移除了）。請依照 vLLM "
-        "{version} 更新這個指令，不要再用過時的參數。",
-    },
-    "removed-flag:replaced": {
-        "title": "`{token}` 已從 vLLM 移除（最後出現在 {last_seen}）；請改用 {replacement}",
-        "why": "用舊文件訓練出來的 AI 助理，到現在還是會寫出這個參數。vLLM {version} 已經沒有它，"
-        "會以「unrecognized arguments」拒絕啟動。",
-        "fix": "把 `{token}` 換成 {replacement}。",
-        "ask_ai": "vLLM {version} 已經沒有 `{token}` 了，取代它的是 {replacement}。"
-        "請幫我改寫指令裡的這一段。",
-    },
-    "bool-flag-value": {
-        "title": "`{token}`：這個版本的 vLLM 裡，開關型參數後面不能接值",
-        "why": "vLLM 的開/關選項是開關型參數：寫 `--flag` 代表打開，寫 `--no-flag` 代表關閉。"
-        "後面再接一個值（例如「True」、「=False」），vLLM 就會拒絕啟動。",
-        "fix": "改寫成 `{fixed}`。",
-        "ask_ai": "vLLM {version} 不接受 `{token}`；開關型的選項要寫成 `--x` 或 `--no-x`。"
-        "請幫我修正這個指令。",
-    },
-    "missing-value": {
-        "title": "`{token}` 沒有給值",
-        "why": "這個參數需要一個值，但緊接在後面的是另一個參數，或者指令已經結束了，所以 vLLM "
-        "會拒絕啟動。",
-        "fix": "幫 `{token}` 補上值，或把它拿掉。",
-        "ask_ai": "你的指令裡 `{token}` 沒有給值。你原本想設成多少？",
-    },
-    "invalid-value": {
-        "title": "`{token}`：`{value}` 不是有效的值",
-        "why": "vLLM 在載入任何東西之前，會先檢查每個選項的型別和可選的值；遇到讀不懂的值，"
-        "就直接拒絕啟動。",
-        "fix": "改用型別正確的值（請參考 `vllm serve --help=all`）。",
-        "ask_ai": "vLLM {version} 不接受 `{token}` 目前的值。這裡應該填什麼才對？",
-    },
-    "config-unreadable": {
-        "title": "無法讀取 --config 檔案 `{path}`",
-        "why": "{reason}。這個檔案裡的設定沒有被檢查到；到了伺服器上，如果 vLLM 也讀不到它，"
-        "一樣會啟動失敗。",
-        "fix": "到檔案所在的機器上執行檢查，或把檔案裡的參數直接寫在指令列上。",
-        "ask_ai": "請把 `{path}` 的完整內容給我看，我要檢查裡面的設定。",
-    },
-    "tp-exceeds-gpus": {
-        "title": "指令需要 {needed} 張 GPU（TP {tp} x PP {pp} x DP {dp}），機器卻只有 {gpus} 張",
-        "why": "vLLM 會依照張量並行 x 管線並行 x 資料並行的配置，每張 GPU 起一個 worker。GPU "
+TEXTS: dict[str, str] = {
+    "dash-typo.title": "`{token}` 開頭是排版用的破折號，不是 `--`",
+    "dash-typo.why": (
+        "聊天軟體和文書處理器常會自動把 `--` 換成長短破折號（– 或 —）。vLLM "
+        "認不得這樣的參數，會直接拒絕啟動（結束代碼 2，「unrecognized arguments」）。"
+    ),
+    "dash-typo.fix": "請用兩個半形連字號重新打這個參數：`{fixed}`。",
+    "dash-typo.ask_ai": (
+        "你給我的指令裡，`{token}` 開頭是排版用的破折號，vLLM 不接受。"
+        "請用純文字重新給我一次完整的指令，每個參數都用半形的 `--`。"
+    ),
+    "unknown-flag.title": "vLLM {version} 沒有 `{token}` 這個參數",
+    "unknown-flag.why": (
+        "只要遇到不認識的參數，vLLM 在啟動時就會以「unrecognized arguments」停下來。"
+    ),
+    "unknown-flag.fix": "拿掉 `{token}`，或用 `vllm serve --help=all` 找出你原本想用的選項。",
+    "unknown-flag.ask_ai": (
+        "vLLM {version} 沒有 `{token}` 這個參數。你原本想用的是哪一個真正存在的"
+        " `vllm serve` 選項？還是其實根本不需要它？"
+    ),
+    "unknown-flag:did-you-mean.title": (
+        "vLLM {version} 沒有 `{token}` 這個參數（是不是要打 `{suggestion}`？）"
+    ),
+    "unknown-flag:did-you-mean.why": (
+        "只要遇到不認識的參數，vLLM 在啟動時就會以「unrecognized arguments」停下來；"
+        "這看起來像是 `{suggestion}` 打錯字了。"
+    ),
+    "unknown-flag:did-you-mean.fix": "改用 `{suggestion}`。",
+    "unknown-flag:did-you-mean.ask_ai": (
+        "vLLM {version} 沒有 `{token}`。你指的是不是 `{suggestion}`？也請再確認一次你想給它的值。"
+    ),
+    "unknown-flag:too-new.title": (
+        "`{token}` 需要 vLLM {first_seen} 以上的版本（目前以 {version} 檢查）"
+    ),
+    "unknown-flag:too-new.why": (
+        "這個參數從 vLLM {first_seen} 才開始有；vLLM {version} 會以「unrecognized "
+        "arguments」拒絕啟動。"
+    ),
+    "unknown-flag:too-new.fix": "把 vLLM 升級到 {first_seen} 或更新的版本，或拿掉 `{token}`。",
+    "unknown-flag:too-new.ask_ai": (
+        "我的 vLLM 是 {version}，沒有 `{token}`（它在 {first_seen} 才加入）。"
+        "請依照 vLLM {version} 重寫這個指令。"
+    ),
+    "unknown-flag:stray.title": "指令裡有一個落單的值 `{token}`",
+    "unknown-flag:stray.why": (
+        "沒有跟在任何參數後面的值，會讓 vLLM 拒絕啟動。常見的原因是換行時把參數弄丟了，"
+        "或是行尾少了 `\\`。"
+    ),
+    "unknown-flag:stray.fix": "找出 `{token}` 原本屬於哪個參數，或直接刪掉它。",
+    "unknown-flag:stray.ask_ai": (
+        "你給我的指令裡，`{token}` 單獨出現，前面沒有參數。它原本是要給哪個參數的？"
+    ),
+    "removed-flag.title": (
+        "`{token}` 已從 vLLM 移除（最後出現在 {last_seen}，{gone_in} 起就沒有了）"
+    ),
+    "removed-flag.why": (
+        "用舊文件訓練出來的 AI 助理，到現在還是會寫出這個參數。vLLM {version} 已經沒有它，"
+        "會以「unrecognized arguments」拒絕啟動。它原本的功能，不是已經拿掉，就是變成了預設行為。"
+    ),
+    "removed-flag.fix": "刪掉 `{token}`。",
+    "removed-flag.ask_ai": (
+        "vLLM {version} 已經沒有 `{token}` 了（{last_seen} 之後就移除了）。請依照 vLLM "
+        "{version} 更新這個指令，不要再用過時的參數。"
+    ),
+    "removed-flag:replaced.title": (
+        "`{token}` 已從 vLLM 移除（最後出現在 {last_seen}）；請改用 {replacement}"
+    ),
+    "removed-flag:replaced.why": (
+        "用舊文件訓練出來的 AI 助理，到現在還是會寫出這個參數。vLLM {version} 已經沒有它，"
+        "會以「unrecognized arguments」拒絕啟動。"
+    ),
+    "removed-flag:replaced.fix": "把 `{token}` 換成 {replacement}。",
+    "removed-flag:replaced.ask_ai": (
+        "vLLM {version} 已經沒有 `{token}` 了，取代它的是 {replacement}。請幫我改寫指令裡的這一段。"
+    ),
+    "bool-flag-value.title": "`{token}`：這個版本的 vLLM 裡，開關型參數後面不能接值",
+    "bool-flag-value.why": (
+        "vLLM 的開/關選項是開關型參數：寫 `--flag` 代表打開，寫 `--no-flag` 代表關閉。"
+        "後面再接一個值（例如「True」、「=False」），vLLM 就會拒絕啟動。"
+    ),
+    "bool-flag-value.fix": "改寫成 `{fixed}`。",
+    "bool-flag-value.ask_ai": (
+        "vLLM {version} 不接受 `{token}`；開關型的選項要寫成 `--x` 或 `--no-x`。"
+        "請幫我修正這個指令。"
+    ),
+    "missing-value.title": "`{token}` 沒有給值",
+    "missing-value.why": (
+        "這個參數需要一個值，但緊接在後面的是另一個參數，或者指令已經結束了，所以 vLLM 會拒絕啟動。"
+    ),
+    "missing-value.fix": "幫 `{token}` 補上值，或把它拿掉。",
+    "missing-value.ask_ai": "你的指令裡 `{token}` 沒有給值。你原本想設成多少？",
+    "invalid-value.title": "`{token}`：`{value}` 不是有效的值",
+    "invalid-value.why": (
+        "vLLM 在載入任何東西之前，會先檢查每個選項的型別和可選的值；遇到讀不懂的值，"
+        "就直接拒絕啟動。"
+    ),
+    "invalid-value.fix": "改用型別正確的值（請參考 `vllm serve --help=all`）。",
+    "invalid-value.ask_ai": "vLLM {version} 不接受 `{token}` 目前的值。這裡應該填什麼才對？",
+    "config-unreadable.title": "無法讀取 --config 檔案 `{path}`",
+    "config-unreadable.why": (
+        "{reason}。這個檔案裡的設定沒有被檢查到；到了伺服器上，如果 vLLM 也讀不到它，"
+        "一樣會啟動失敗。"
+    ),
+    "config-unreadable.fix": "到檔案所在的機器上執行檢查，或把檔案裡的參數直接寫在指令列上。",
+    "config-unreadable.ask_ai": "請把 `{path}` 的完整內容給我看，我要檢查裡面的設定。",
+    "tp-exceeds-gpus.title": (
+        "指令需要 {needed} 張 GPU（TP {tp} x PP {pp} x DP {dp}），機器卻只有 {gpus} 張"
+    ),
+    "tp-exceeds-gpus.why": (
+        "vLLM 會依照張量並行 x 管線並行 x 資料並行的配置，每張 GPU 起一個 worker。GPU "
         "不夠的時候，它會在啟動時失敗（「World size ... is larger than the number of available "
-        "GPUs」）；舊版則會一直等一個根本不存在的 Ray 叢集。",
-        "fix": "調整各個並行數，讓 TP x PP x DP 不超過 {gpus}（通常就是 `--tensor-parallel-size` "
-        "= GPU 張數）。",
-        "ask_ai": "我的機器是 {machine}。你的指令需要 {needed} 張 GPU（tensor-parallel-size "
-        "{tp}）。請幫我改成剛好使用 {gpus} 張 GPU 的版本。",
-    },
-    "tp-below-gpus": {
-        "title": "{gpus} 張 GPU 裡有 {idle} 張會閒置（指令只用了 {needed} 張）",
-        "why": "vLLM 只會用到並行配置裡的 GPU，其他的卡上既沒有權重，也沒有 KV cache。錢照樣要付，"
-        "卻什麼也沒換到。",
-        "fix": "把卡都用上：調高 `--tensor-parallel-size`（每張卡分到的權重變少，KV cache "
+        "GPUs」）；舊版則會一直等一個根本不存在的 Ray 叢集。"
+    ),
+    "tp-exceeds-gpus.fix": (
+        "調整各個並行數，讓 TP x PP x DP 不超過 {gpus}（通常就是 `--tensor-parallel-size` "
+        "= GPU 張數）。"
+    ),
+    "tp-exceeds-gpus.ask_ai": (
+        "我的機器是 {machine}。你的指令需要 {needed} 張 GPU（tensor-parallel-size "
+        "{tp}）。請幫我改成剛好使用 {gpus} 張 GPU 的版本。"
+    ),
+    "tp-below-gpus.title": "{gpus} 張 GPU 裡有 {idle} 張會閒置（指令只用了 {needed} 張）",
+    "tp-below-gpus.why": (
+        "vLLM 只會用到並行配置裡的 GPU，其他的卡上既沒有權重，也沒有 KV cache。錢照樣要付，"
+        "卻什麼也沒換到。"
+    ),
+    "tp-below-gpus.fix": (
+        "把卡都用上：調高 `--tensor-parallel-size`（每張卡分到的權重變少，KV cache "
         "空間變多），或調高 `--data-parallel-size`（多開幾份獨立的副本，吞吐量更高），"
-        "或在閒置的 GPU 上再起一個伺服器。",
-        "ask_ai": "我的機器是 {machine}，但指令只用了 {needed} 張。以這個模型和我的流量來說，"
-        "應該調高 tensor-parallel-size，還是改跑 data-parallel 副本？",
-    },
-    "tp-heads-indivisible": {
-        "title": "{model} 有 {heads} 個 attention head，TP {tp} 無法整除",
-        "why": "張量並行會把 attention head 平均分給每一張 GPU。這個組合 vLLM 會拒絕啟動：「Total "
-        "number of attention heads ({heads}) must be divisible by tensor parallel size ({tp})」。",
-        "fix": "改用能整除 {heads} 的張量並行數：{valid}。",
-        "ask_ai": "{model} 有 {heads} 個 attention head，所以 --tensor-parallel-size {tp} 行不通。"
-        "我的機器是 {machine}。請從 {valid} 裡挑一個 TP（也告訴我多出來的 GPU 該怎麼用）。",
-    },
-    "tp-heads-indivisible:kv": {
-        "title": "{model} 有 {kv_heads} 個 KV head；TP {tp} 和 {kv_heads} 無法互相整除",
-        "why": "使用 grouped-query attention 時，vLLM 會讓每張 GPU 分到整數個 KV head；TP 比 KV "
+        "或在閒置的 GPU 上再起一個伺服器。"
+    ),
+    "tp-below-gpus.ask_ai": (
+        "我的機器是 {machine}，但指令只用了 {needed} 張。以這個模型和我的流量來說，"
+        "應該調高 tensor-parallel-size，還是改跑 data-parallel 副本？"
+    ),
+    "tp-heads-indivisible.title": "{model} 有 {heads} 個 attention head，TP {tp} 無法整除",
+    "tp-heads-indivisible.why": (
+        "張量並行會把 attention head 平均分給每一張 GPU。這個組合 vLLM 會拒絕啟動：「Total "
+        "number of attention heads ({heads}) must be divisible by tensor parallel size ({tp})」。"
+    ),
+    "tp-heads-indivisible.fix": "改用能整除 {heads} 的張量並行數：{valid}。",
+    "tp-heads-indivisible.ask_ai": (
+        "{model} 有 {heads} 個 attention head，所以 --tensor-parallel-size {tp} 行不通。"
+        "我的機器是 {machine}。請從 {valid} 裡挑一個 TP（也告訴我多出來的 GPU 該怎麼用）。"
+    ),
+    "tp-heads-indivisible:kv.title": (
+        "{model} 有 {kv_heads} 個 KV head；TP {tp} 和 {kv_heads} 無法互相整除"
+    ),
+    "tp-heads-indivisible:kv.why": (
+        "使用 grouped-query attention 時，vLLM 會讓每張 GPU 分到整數個 KV head；TP 比 KV "
         "head 多的時候，則把 KV head 複製到多張卡上。所以 KV head 數和 TP 必須有一方能整除另一方，"
-        "否則 worker 會以「is not divisible by」失敗。",
-        "fix": "從這些張量並行數裡挑一個：{valid}。",
-        "ask_ai": "{model} 有 {kv_heads} 個 KV head，--tensor-parallel-size {tp} "
-        "沒辦法把它們平均分開。我的機器是 {machine}。請從 {valid} 裡挑一個 TP。",
-    },
-    "quant-on-unquantized": {
-        "title": "對 {model} 用了 `--quantization {flag_method}`，但它不是 {family} 量化的模型",
-        "why": "對 {family} 來說，這個參數是告訴 vLLM 要怎麼讀一個「已經量化好」的 checkpoint，"
+        "否則 worker 會以「is not divisible by」失敗。"
+    ),
+    "tp-heads-indivisible:kv.fix": "從這些張量並行數裡挑一個：{valid}。",
+    "tp-heads-indivisible:kv.ask_ai": (
+        "{model} 有 {kv_heads} 個 KV head，--tensor-parallel-size {tp} "
+        "沒辦法把它們平均分開。我的機器是 {machine}。請從 {valid} 裡挑一個 TP。"
+    ),
+    "quant-on-unquantized.title": (
+        "對 {model} 用了 `--quantization {flag_method}`，但它不是 {family} 量化的模型"
+    ),
+    "quant-on-unquantized.why": (
+        "對 {family} 來說，這個參數是告訴 vLLM 要怎麼讀一個「已經量化好」的 checkpoint，"
         "它不會當場幫你量化。{model} 裡沒有量化設定，所以 vLLM 會失敗（「Cannot find the config "
-        "file for {flag_method}」）。線上即時量化是另一種做法（`--quantization fp8`）。",
-        "fix": "二選一：改用這個模型的 {family} 版 checkpoint（名稱常常就是原名後面加上"
-        " -{family}），或拿掉 `--quantization`，直接跑原本的權重。",
-        "ask_ai": "我的機器是 {machine}。{model} 是原版、不是 {family} 的 checkpoint，"
+        "file for {flag_method}」）。線上即時量化是另一種做法（`--quantization fp8`）。"
+    ),
+    "quant-on-unquantized.fix": (
+        "二選一：改用這個模型的 {family} 版 checkpoint（名稱常常就是原名後面加上"
+        " -{family}），或拿掉 `--quantization`，直接跑原本的權重。"
+    ),
+    "quant-on-unquantized.ask_ai": (
+        "我的機器是 {machine}。{model} 是原版、不是 {family} 的 checkpoint，"
         "所以 `--quantization {flag_method}` 行不通。我可以改用這個模型的 {family} 版 checkpoint，"
-        "也可以拿掉 --quantization：哪一個比較適合我的 GPU？兩種做法各需要多少記憶體？",
-    },
-    "quant-method-mismatch": {
-        "title": "用了 `--quantization {flag_method}`，但 {model} 是用 {checkpoint_method} 量化的",
-        "why": "量化過的 checkpoint 只能用它自己的量化方法來讀。vLLM 會拒絕啟動（「Quantization "
-        "method specified in the model config ({checkpoint_method}) does not match ...」）。",
-        "fix": "拿掉 `--quantization`：vLLM 會從 checkpoint 自動認出 {checkpoint_method}，"
-        "並自己挑最快的 kernel。",
-        "ask_ai": "{model} 是 {checkpoint_method} 的 checkpoint，但你的指令寫的是 --quantization "
-        "{flag_method}。我是不是直接拿掉這個參數就好？",
-    },
-    "quant-unsupported-gpu": {
-        "title": "{method} 需要運算能力（compute capability）{needed}；{gpu} 只有 {have}",
-        "why": "vLLM {version} 沒有給這一代 GPU 用的 {method} kernel，會拒絕啟動（「The "
-        "quantization method {method} is not supported for the current GPU」）。",
-        "fix": "改用這張 GPU 支援的量化方法（GPTQ 從 6.0 起、AWQ 從 7.5 起可用）、用更多張 GPU "
-        "跑未量化的 checkpoint，或換一張較新的 GPU。",
-        "ask_ai": "我的 GPU 是 {machine}（運算能力 {have}），而 {method} 需要 {needed}。"
-        "這個模型有哪個 checkpoint 可以改在我的卡上跑？",
-    },
-    "fp8-weight-only": {
-        "title": "在 {gpu} 上跑 FP8：權重變小了，運算卻不會變快",
-        "why": "這張 GPU 沒有 FP8 tensor core（要到 Ada/Hopper、運算能力 8.9 才有）。vLLM "
+        "也可以拿掉 --quantization：哪一個比較適合我的 GPU？兩種做法各需要多少記憶體？"
+    ),
+    "quant-method-mismatch.title": (
+        "用了 `--quantization {flag_method}`，但 {model} 是用 {checkpoint_method} 量化的"
+    ),
+    "quant-method-mismatch.why": (
+        "量化過的 checkpoint 只能用它自己的量化方法來讀。vLLM 會拒絕啟動（「Quantization "
+        "method specified in the model config ({checkpoint_method}) does not match ...」）。"
+    ),
+    "quant-method-mismatch.fix": (
+        "拿掉 `--quantization`：vLLM 會從 checkpoint 自動認出 {checkpoint_method}，"
+        "並自己挑最快的 kernel。"
+    ),
+    "quant-method-mismatch.ask_ai": (
+        "{model} 是 {checkpoint_method} 的 checkpoint，但你的指令寫的是 --quantization "
+        "{flag_method}。我是不是直接拿掉這個參數就好？"
+    ),
+    "quant-unsupported-gpu.title": (
+        "{method} 需要運算能力（compute capability）{needed}；{gpu} 只有 {have}"
+    ),
+    "quant-unsupported-gpu.why": (
+        "vLLM {version} 沒有給這一代 GPU 用的 {method} kernel，會拒絕啟動（「The "
+        "quantization method {method} is not supported for the current GPU」）。"
+    ),
+    "quant-unsupported-gpu.fix": (
+        "改用這張 GPU 支援的量化方法（GPTQ 從 6.0 起、AWQ 從 7.5 起可用）、用更多張 GPU "
+        "跑未量化的 checkpoint，或換一張較新的 GPU。"
+    ),
+    "quant-unsupported-gpu.ask_ai": (
+        "我的 GPU 是 {machine}（運算能力 {have}），而 {method} 需要 {needed}。"
+        "這個模型有哪個 checkpoint 可以改在我的卡上跑？"
+    ),
+    "fp8-weight-only.title": "在 {gpu} 上跑 FP8：權重變小了，運算卻不會變快",
+    "fp8-weight-only.why": (
+        "這張 GPU 沒有 FP8 tensor core（要到 Ada/Hopper、運算能力 8.9 才有）。vLLM "
         "會以 FP8 存放權重，運算時再由 weight-only 的 Marlin kernel 用 16-bit 來算："
-        "權重佔用的記憶體省一半，但沒有 FP8 的加速，prefill 比重高的工作甚至可能變慢。",
-        "fix": "如果目的是省記憶體，這樣沒有問題。如果要在這張 GPU 上求速度，請和 AWQ/GPTQ "
-        "的 4-bit checkpoint 比較看看，並用 `servetune bench` 量測調整前後的差異。",
-        "ask_ai": "我的 GPU 是 {machine}，不支援原生 FP8。這裡用 FP8 是為了省記憶體，"
-        "還是為了速度？如果是為了速度，改用 AWQ 或 GPTQ 的 checkpoint 會不會比較好？",
-    },
-    "quant-slow-kernel": {
-        "title": "`--quantization {flag_method}` 強制使用較慢的 kernel；vLLM {version} "
-        "本來會選 {marlin}",
-        "why": "如果不指定，vLLM {version} 在 {gpu} 上會用快很多的 Marlin kernel "
+        "權重佔用的記憶體省一半，但沒有 FP8 的加速，prefill 比重高的工作甚至可能變慢。"
+    ),
+    "fp8-weight-only.fix": (
+        "如果目的是省記憶體，這樣沒有問題。如果要在這張 GPU 上求速度，請和 AWQ/GPTQ "
+        "的 4-bit checkpoint 比較看看，並用 `servetune bench` 量測調整前後的差異。"
+    ),
+    "fp8-weight-only.ask_ai": (
+        "我的 GPU 是 {machine}，不支援原生 FP8。這裡用 FP8 是為了省記憶體，"
+        "還是為了速度？如果是為了速度，改用 AWQ 或 GPTQ 的 checkpoint 會不會比較好？"
+    ),
+    "quant-slow-kernel.title": (
+        "`--quantization {flag_method}` 強制使用較慢的 kernel；vLLM {version} 本來會選 {marlin}"
+    ),
+    "quant-slow-kernel.why": (
+        "如果不指定，vLLM {version} 在 {gpu} 上會用快很多的 Marlin kernel "
         "來跑這個 checkpoint。明確寫出量化方法，反而會強制使用原本的 {flag_method} kernel（log "
-        "裡會出現「forcing {flag_method}」）。",
-        "fix": "拿掉 `--quantization`（或改寫成 `--quantization {marlin}`）。",
-        "ask_ai": "在 vLLM {version} 上，`--quantization {flag_method}` 會強制使用較慢的 kernel，"
-        "而這個 checkpoint 本來可以用 {marlin} 跑。我可以把這個參數拿掉嗎？",
-    },
-    "dtype-unsupported-gpu": {
-        "title": "bfloat16 需要運算能力 8.0；{gpu} 只有 {have}",
-        "why": "Ampere 之前的 GPU（V100、T4）不支援 bfloat16。vLLM 會在啟動時停下來（「Bfloat16 "
-        "is only supported on GPUs with compute capability of at least 8.0」）。",
-        "fix": "改用 `--dtype {fix_dtype}`。",
-        "ask_ai": "我的 GPU 是 {machine}（運算能力 {have}），不支援 bfloat16。請改用 --dtype "
-        "{fix_dtype}，並確認模型在這個精度下跑起來是穩定的。",
-    },
-    "dtype-unsupported-model": {
-        "title": "{model}（{model_type}）不能用 float16 跑",
-        "why": "這個模型家族在 float16 下數值會溢位，所以 vLLM 會直接拒絕（「does not support "
-        "float16. Reason: Numerical instability」）。",
-        "fix": "改用 `--dtype {fix_dtype}`。",
-        "ask_ai": "vLLM 不讓 {model_type} 模型用 float16 跑。請改用 --dtype {fix_dtype}，"
-        "並告訴我我的 GPU（{machine}）能不能跑這個精度。",
-    },
-    "batched-tokens-too-small": {
-        "title": "--max-num-batched-tokens {mbt} 讓 GPU 吃不飽（這裡 vLLM 的預設值是 {default}）",
-        "why": "這是排程器每一步的 token 預算，連續批次處理裡所有正在跑的請求都要共用它。"
+        "裡會出現「forcing {flag_method}」）。"
+    ),
+    "quant-slow-kernel.fix": "拿掉 `--quantization`（或改寫成 `--quantization {marlin}`）。",
+    "quant-slow-kernel.ask_ai": (
+        "在 vLLM {version} 上，`--quantization {flag_method}` 會強制使用較慢的 kernel，"
+        "而這個 checkpoint 本來可以用 {marlin} 跑。我可以把這個參數拿掉嗎？"
+    ),
+    "dtype-unsupported-gpu.title": "bfloat16 需要運算能力 8.0；{gpu} 只有 {have}",
+    "dtype-unsupported-gpu.why": (
+        "Ampere 之前的 GPU（V100、T4）不支援 bfloat16。vLLM 會在啟動時停下來（「Bfloat16 "
+        "is only supported on GPUs with compute capability of at least 8.0」）。"
+    ),
+    "dtype-unsupported-gpu.fix": "改用 `--dtype {fix_dtype}`。",
+    "dtype-unsupported-gpu.ask_ai": (
+        "我的 GPU 是 {machine}（運算能力 {have}），不支援 bfloat16。請改用 --dtype "
+        "{fix_dtype}，並確認模型在這個精度下跑起來是穩定的。"
+    ),
+    "dtype-unsupported-model.title": "{model}（{model_type}）不能用 float16 跑",
+    "dtype-unsupported-model.why": (
+        "這個模型家族在 float16 下數值會溢位，所以 vLLM 會直接拒絕（「does not support "
+        "float16. Reason: Numerical instability」）。"
+    ),
+    "dtype-unsupported-model.fix": "改用 `--dtype {fix_dtype}`。",
+    "dtype-unsupported-model.ask_ai": (
+        "vLLM 不讓 {model_type} 模型用 float16 跑。請改用 --dtype {fix_dtype}，"
+        "並告訴我我的 GPU（{machine}）能不能跑這個精度。"
+    ),
+    "batched-tokens-too-small.title": (
+        "--max-num-batched-tokens {mbt} 讓 GPU 吃不飽（這裡 vLLM 的預設值是 {default}）"
+    ),
+    "batched-tokens-too-small.why": (
+        "這是排程器每一步的 token 預算，連續批次處理裡所有正在跑的請求都要共用它。"
         "設成 {mbt} 時，一個 {prompt} token 的 prompt 光是讀進來就要 {steps} 步；GPU "
         "每一步做的事太少，使用者一旦開始排隊，首字延遲（TTFT）就跟著往上爬。它不會報錯，"
-        "就只是慢。",
-        "fix": "拿掉這個參數，改用 vLLM 的預設值（{default}），或把它調大；"
-        "調整時請拿前後的量測數字來比較。",
-        "ask_ai": "為什麼 --max-num-batched-tokens 要設成 {mbt}？在 {machine} 上 vLLM "
-        "的預設值是 {default}，預算太小會拖慢每個人的 prefill。設成 {mbt} 有什麼量測數據支持嗎？",
-    },
-    "batched-tokens-below-model-len": {
-        "title": "--max-num-batched-tokens {mbt} 小於 max-model-len {max_model_len}，而且 chunked "
-        "prefill 是關閉的",
-        "why": "沒有 chunked prefill（把 prefill 切段處理）時，整個 prompt 必須塞進單一步的 token "
+        "就只是慢。"
+    ),
+    "batched-tokens-too-small.fix": (
+        "拿掉這個參數，改用 vLLM 的預設值（{default}），或把它調大；"
+        "調整時請拿前後的量測數字來比較。"
+    ),
+    "batched-tokens-too-small.ask_ai": (
+        "為什麼 --max-num-batched-tokens 要設成 {mbt}？在 {machine} 上 vLLM "
+        "的預設值是 {default}，預算太小會拖慢每個人的 prefill。設成 {mbt} 有什麼量測數據支持嗎？"
+    ),
+    "batched-tokens-below-model-len.title": (
+        "--max-num-batched-tokens {mbt} 小於 max-model-len {max_model_len}，而且 chunked "
+        "prefill 是關閉的"
+    ),
+    "batched-tokens-below-model-len.why": (
+        "沒有 chunked prefill（把 prefill 切段處理）時，整個 prompt 必須塞進單一步的 token "
         "預算裡。vLLM 會拒絕啟動（「max_num_batched_tokens ({mbt}) is smaller than max_model_len "
-        "({max_model_len})」）。",
-        "fix": "把 --max-num-batched-tokens 調到至少 {max_model_len}、調低 --max-model-len，"
-        "或讓 chunked prefill 保持開啟。",
-        "ask_ai": "chunked prefill 關閉時，--max-num-batched-tokens（{mbt}）"
-        "至少要和 --max-model-len（{max_model_len}）一樣大。這裡為什麼要關掉 chunked prefill？",
-    },
-    "batched-tokens-below-num-seqs": {
-        "title": "--max-num-batched-tokens {mbt} 小於 --max-num-seqs {seqs}",
-        "why": "每個正在跑的序列，每一步至少都要分到 1 個 token 的預算。vLLM "
+        "({max_model_len})」）。"
+    ),
+    "batched-tokens-below-model-len.fix": (
+        "把 --max-num-batched-tokens 調到至少 {max_model_len}、調低 --max-model-len，"
+        "或讓 chunked prefill 保持開啟。"
+    ),
+    "batched-tokens-below-model-len.ask_ai": (
+        "chunked prefill 關閉時，--max-num-batched-tokens（{mbt}）"
+        "至少要和 --max-model-len（{max_model_len}）一樣大。這裡為什麼要關掉 chunked prefill？"
+    ),
+    "batched-tokens-below-num-seqs.title": (
+        "--max-num-batched-tokens {mbt} 小於 --max-num-seqs {seqs}"
+    ),
+    "batched-tokens-below-num-seqs.why": (
+        "每個正在跑的序列，每一步至少都要分到 1 個 token 的預算。vLLM "
         "會拒絕啟動（「max_num_batched_tokens ({mbt}) must be greater than or equal to "
-        "max_num_seqs ({seqs})」）。",
-        "fix": "把 --max-num-batched-tokens 調到至少 {seqs}（或調低 --max-num-seqs）。",
-        "ask_ai": "--max-num-batched-tokens {mbt} 比 --max-num-seqs {seqs} 還小，vLLM 不接受。"
-        "這兩個參數，你原本想改的是哪一個？",
-    },
-    "quant-memory-unused": {
-        "title": "量化省下的記憶體大約夠放 {fit} 段對話，但 --max-num-seqs 只有 {seqs}",
-        "why": "KV cache 大約放得下 {kv_tokens} 個 token，也就是約 {fit} 段 {typical} token "
+        "max_num_seqs ({seqs})」）。"
+    ),
+    "batched-tokens-below-num-seqs.fix": (
+        "把 --max-num-batched-tokens 調到至少 {seqs}（或調低 --max-num-seqs）。"
+    ),
+    "batched-tokens-below-num-seqs.ask_ai": (
+        "--max-num-batched-tokens {mbt} 比 --max-num-seqs {seqs} 還小，vLLM 不接受。"
+        "這兩個參數，你原本想改的是哪一個？"
+    ),
+    "quant-memory-unused.title": (
+        "量化省下的記憶體大約夠放 {fit} 段對話，但 --max-num-seqs 只有 {seqs}"
+    ),
+    "quant-memory-unused.why": (
+        "KV cache 大約放得下 {kv_tokens} 個 token，也就是約 {fit} 段 {typical} token "
         "的對話同時進行。--max-num-seqs 把批次上限卡在 {seqs}，就像車子換大了，載客上限卻沒改："
-        "量化省下來的記憶體，永遠變不成「同時服務更多使用者」。",
-        "fix": "調高 --max-num-seqs（例如 {suggested}），並量測調整前後的延遲。",
-        "ask_ai": "量化之後，{machine} 上的 KV cache 大約能容納 {fit} 段 {typical} token 的對話，"
+        "量化省下來的記憶體，永遠變不成「同時服務更多使用者」。"
+    ),
+    "quant-memory-unused.fix": "調高 --max-num-seqs（例如 {suggested}），並量測調整前後的延遲。",
+    "quant-memory-unused.ask_ai": (
+        "量化之後，{machine} 上的 KV cache 大約能容納 {fit} 段 {typical} token 的對話，"
         "但 --max-num-seqs 還停在 {seqs}。是不是應該調到 {suggested} 左右？"
-        "我應該用哪些延遲目標（例如 TTFT、TPOT）來驗證？",
-    },
-    "model-len-exceeds-model": {
-        "title": "--max-model-len {asked} 超過 {model} 支援的長度（{limit}）",
-        "why": "模型的設定檔裡寫的是 {key} = {limit}。vLLM 會拒絕啟動（「User-specified "
+        "我應該用哪些延遲目標（例如 TTFT、TPOT）來驗證？"
+    ),
+    "model-len-exceeds-model.title": "--max-model-len {asked} 超過 {model} 支援的長度（{limit}）",
+    "model-len-exceeds-model.why": (
+        "模型的設定檔裡寫的是 {key} = {limit}。vLLM 會拒絕啟動（「User-specified "
         "max_model_len ({asked}) is greater than the derived max_model_len」）；就算硬是強制開啟，"
-        "超過訓練長度的部分也只會產生沒有意義的輸出。",
-        "fix": "把 --max-model-len 設成 {limit} 或更小。",
-        "ask_ai": "{model} 最多只支援 {limit} token 的上下文（{key}）。"
-        "請依照我的使用者實際需要的長度來設定 --max-model-len，最多不超過 {limit}。",
-    },
-    "weights-dont-fit": {
-        "title": "每張 GPU 需要 {weights} GiB 放權重，但只允許使用 {budget} GiB",
-        "why": "{model} 在張量並行 {tp} 下，每張 GPU 大約需要 {weights} GiB 的權重，"
-        "超過了 {memory} GiB x gpu-memory-utilization {util}。vLLM 會在載入途中記憶體不足。",
-        "fix": "把模型分散到更多張 GPU 上（調高 --tensor-parallel-size）、"
-        "改用量化版的 checkpoint，或換一個比較小的模型。",
-        "ask_ai": "我的機器是 {machine}。{model} 在 TP {tp} 下每張 GPU 大約需要 {weights} GiB，"
+        "超過訓練長度的部分也只會產生沒有意義的輸出。"
+    ),
+    "model-len-exceeds-model.fix": "把 --max-model-len 設成 {limit} 或更小。",
+    "model-len-exceeds-model.ask_ai": (
+        "{model} 最多只支援 {limit} token 的上下文（{key}）。"
+        "請依照我的使用者實際需要的長度來設定 --max-model-len，最多不超過 {limit}。"
+    ),
+    "weights-dont-fit.title": "每張 GPU 需要 {weights} GiB 放權重，但只允許使用 {budget} GiB",
+    "weights-dont-fit.why": (
+        "{model} 在張量並行 {tp} 下，每張 GPU 大約需要 {weights} GiB 的權重，"
+        "超過了 {memory} GiB x gpu-memory-utilization {util}。vLLM 會在載入途中記憶體不足。"
+    ),
+    "weights-dont-fit.fix": (
+        "把模型分散到更多張 GPU 上（調高 --tensor-parallel-size）、"
+        "改用量化版的 checkpoint，或換一個比較小的模型。"
+    ),
+    "weights-dont-fit.ask_ai": (
+        "我的機器是 {machine}。{model} 在 TP {tp} 下每張 GPU 大約需要 {weights} GiB，"
         "放不下。在我的情況下，哪個做法比較好：加大張量並行、改用量化版的 checkpoint，"
-        "還是換一個比較小的模型？",
-    },
-    "kv-cache-too-small": {
-        "title": "KV cache 連一條 {max_model_len} token 的序列都放不下（大約只放得下 {fits}）",
-        "why": "每張 GPU 扣掉 {weights} GiB 的權重和約 {reserve} GiB 的 activation 之後，"
+        "還是換一個比較小的模型？"
+    ),
+    "kv-cache-too-small.title": (
+        "KV cache 連一條 {max_model_len} token 的序列都放不下（大約只放得下 {fits}）"
+    ),
+    "kv-cache-too-small.why": (
+        "每張 GPU 扣掉 {weights} GiB 的權重和約 {reserve} GiB 的 activation 之後，"
         "只剩大約 {kv_gib} GiB 可以給 KV cache。vLLM 要求至少放得下一條完整長度的序列，"
-        "否則會拒絕啟動（「To serve at least one request with the model's max seq len ...」）。",
-        "fix": "把 --max-model-len 設成 {fits} 或更小（以使用者實際需要的長度為準）、"
-        "調高 --gpu-memory-utilization、增加 GPU，或使用 --kv-cache-dtype fp8。",
-        "ask_ai": "在 {machine} 上，KV cache 每條序列只放得下大約 {fits} 個 token，"
+        "否則會拒絕啟動（「To serve at least one request with the model's max seq len ...」）。"
+    ),
+    "kv-cache-too-small.fix": (
+        "把 --max-model-len 設成 {fits} 或更小（以使用者實際需要的長度為準）、"
+        "調高 --gpu-memory-utilization、增加 GPU，或使用 --kv-cache-dtype fp8。"
+    ),
+    "kv-cache-too-small.ask_ai": (
+        "在 {machine} 上，KV cache 每條序列只放得下大約 {fits} 個 token，"
         "但 max-model-len 是 {max_model_len}。我要怎麼知道實際的請求有多長？--max-model-len "
-        "是不是應該設在 {fits} 以下？",
-    },
-    "kv-cache-too-small:none": {
-        "title": "已經沒有任何記憶體可以留給 KV cache",
-        "why": "權重（{weights} GiB）加上 activation（約 {reserve} GiB），已經用光了 vLLM "
+        "是不是應該設在 {fits} 以下？"
+    ),
+    "kv-cache-too-small:none.title": "已經沒有任何記憶體可以留給 KV cache",
+    "kv-cache-too-small:none.why": (
+        "權重（{weights} GiB）加上 activation（約 {reserve} GiB），已經用光了 vLLM "
         "在每張 GPU 上可以使用的 {budget} GiB。vLLM 會拒絕啟動（「No available memory for the "
-        "cache blocks」）。",
-        "fix": "增加 GPU（調高 --tensor-parallel-size）、改用量化版的 checkpoint，"
-        "或在沒有其他程式使用這張 GPU 時調高 --gpu-memory-utilization。",
-        "ask_ai": "在 {machine} 上，{model} 沒有留下任何記憶體給 KV cache。我應該加大張量並行，"
-        "還是改用量化版的 checkpoint？",
-    },
-    "gpu-memory-utilization-range": {
-        "title": "--gpu-memory-utilization {util} 不在 (0, 1] 的範圍內",
-        "why": "它代表 vLLM 可以使用每張 GPU 記憶體的比例，不是百分比，也不是 GiB。超出 (0, 1] "
-        "的值，vLLM 都會拒絕。",
-        "fix": "請填一個比例，例如 0.9。",
-        "ask_ai": "--gpu-memory-utilization 必須是 0 到 1 之間的比例；你是不是想寫 0.9？",
-    },
-    "enforce-eager": {
-        "title": "--enforce-eager 會關掉 CUDA graph",
-        "why": "CUDA graph 會把每個 decode 步驟錄下來整段重播，幾乎省掉 CPU 逐一啟動 kernel "
+        "cache blocks」）。"
+    ),
+    "kv-cache-too-small:none.fix": (
+        "增加 GPU（調高 --tensor-parallel-size）、改用量化版的 checkpoint，"
+        "或在沒有其他程式使用這張 GPU 時調高 --gpu-memory-utilization。"
+    ),
+    "kv-cache-too-small:none.ask_ai": (
+        "在 {machine} 上，{model} 沒有留下任何記憶體給 KV cache。我應該加大張量並行，"
+        "還是改用量化版的 checkpoint？"
+    ),
+    "gpu-memory-utilization-range.title": "--gpu-memory-utilization {util} 不在 (0, 1] 的範圍內",
+    "gpu-memory-utilization-range.why": (
+        "它代表 vLLM 可以使用每張 GPU 記憶體的比例，不是百分比，也不是 GiB。超出 (0, 1] "
+        "的值，vLLM 都會拒絕。"
+    ),
+    "gpu-memory-utilization-range.fix": "請填一個比例，例如 0.9。",
+    "gpu-memory-utilization-range.ask_ai": (
+        "--gpu-memory-utilization 必須是 0 到 1 之間的比例；你是不是想寫 0.9？"
+    ),
+    "enforce-eager.title": "--enforce-eager 會關掉 CUDA graph",
+    "enforce-eager.why": (
+        "CUDA graph 會把每個 decode 步驟錄下來整段重播，幾乎省掉 CPU 逐一啟動 kernel "
         "的開銷。少了它，每一步都要付這筆開銷，每個輸出 token 的時間（TPOT）就會變長，"
-        "批次小的時候最明顯。它省下的記憶體和啟動時間都不多：這是除錯用的開關，不是正式上線用的。",
-        "fix": "除非遇到 graph capture 的 bug 非用它不可，否則請拿掉 --enforce-eager。",
-        "ask_ai": "指令裡為什麼有 --enforce-eager？它會拖慢 decode；是為了避開某個特定的錯誤嗎？",
-    },
-    "model-unknown": {
-        "title": "在本機和內建目錄裡都找不到模型 {model}",
-        "why": "沒有它的 config.json，跟模型有關的檢查（attention head 與 TP、量化、上下文長度、"
-        "記憶體）都跳過了。",
-        "fix": "用 --model-config PATH 指定（config.json 或它所在的資料夾），或加上 --online "
-        "從 Hugging Face Hub 抓取。",
-        "ask_ai": "",
-    },
-    "hardware-unknown": {
-        "title": "沒有 GPU 資訊：已跳過硬體檢查",
-        "why": "沒有指定 --gpus，這台機器上的 NVML 也找不到 NVIDIA GPU，所以 GPU 張數、"
-        "記憶體和運算能力的檢查都跳過了。",
-        "fix": "用 --gpus 指定，例如 --gpus 2xA100-80GB（也就是在伺服器上執行 `nvidia-smi -L` "
-        "看到的型號）。",
-        "ask_ai": "",
-    },
-    "hardware-unknown:count-only": {
-        "title": "不知道 GPU 型號：已跳過記憶體與運算能力的檢查",
-        "why": "目前只知道 GPU 張數（{count}），所以記憶體、dtype 和量化支援的檢查都跳過了。",
-        "fix": "把 GPU 型號也寫上，例如 --gpus {count}xA100-80GB。",
-        "ask_ai": "",
-    },
+        "批次小的時候最明顯。它省下的記憶體和啟動時間都不多：這是除錯用的開關，不是正式上線用的。"
+    ),
+    "enforce-eager.fix": "除非遇到 graph capture 的 bug 非用它不可，否則請拿掉 --enforce-eager。",
+    "enforce-eager.ask_ai": (
+        "指令裡為什麼有 --enforce-eager？它會拖慢 decode；是為了避開某個特定的錯誤嗎？"
+    ),
+    "model-unknown.title": "在本機和內建目錄裡都找不到模型 {model}",
+    "model-unknown.why": (
+        "沒有它的 config.json，跟模型有關的檢查（attention head 與 TP、量化、上下文長度、"
+        "記憶體）都跳過了。"
+    ),
+    "model-unknown.fix": (
+        "用 --model-config PATH 指定（config.json 或它所在的資料夾），或加上 --online "
+        "從 Hugging Face Hub 抓取。"
+    ),
+    "hardware-unknown.title": "沒有 GPU 資訊：已跳過硬體檢查",
+    "hardware-unknown.why": (
+        "沒有指定 --gpus，這台機器上的 NVML 也找不到 NVIDIA GPU，所以 GPU 張數、"
+        "記憶體和運算能力的檢查都跳過了。"
+    ),
+    "hardware-unknown.fix": (
+        "用 --gpus 指定，例如 --gpus 2xA100-80GB（也就是在伺服器上執行 `nvidia-smi -L` "
+        "看到的型號）。"
+    ),
+    "hardware-unknown:count-only.title": "不知道 GPU 型號：已跳過記憶體與運算能力的檢查",
+    "hardware-unknown:count-only.why": (
+        "目前只知道 GPU 張數（{count}），所以記憶體、dtype 和量化支援的檢查都跳過了。"
+    ),
+    "hardware-unknown:count-only.fix": "把 GPU 型號也寫上，例如 --gpus {count}xA100-80GB。",
+    # --- the report around the findings ---
+    "report.error": "錯誤",
+    "report.warning": "警告",
+    "report.info": "備註",
+    "report.why": "原因",
+    "report.fix": "修正",
+    "report.ask": "問你的 AI",
+    "report.corrected": "修正後的指令",
+    "report.capacity": "容量估算（每張 GPU）",
+    "report.model": "模型",
+    "report.hardware": "硬體",
+    "report.vllm": "vLLM",
+    "report.settings": "實際生效的設定",
+    "report.stop": "先別啟動：有 {n} 個錯誤會讓 vLLM 啟動失敗或無法正常運作。",
+    "report.warn": "可以啟動，但有 {n} 個警告會浪費速度、記憶體或預算。",
+    "report.ok": "看起來沒問題：沒有發現紅旗。",
+    "report.unknown": "未知",
+    "report.none": "無（已略過相關檢查）",
+    "report.weights": "權重",
+    "report.kv_token": "每個 token 的 KV cache",
+    "report.reserve": "啟動計算與額外保留",
+    "report.kv_cache": "KV cache",
+    "report.kv_tokens": "KV cache 可存 token 數",
+    "report.concurrency": "max-model-len 長度下可同時服務的序列數",
 }
