@@ -1,0 +1,214 @@
+"""`servetune quality` as a library call: ask both servers the same questions, grade, compare.
+
+The result keeps every question with both replies and grades (the `--output` record), and the
+summary the command prints: accuracy per side, the paired difference with its interval, how often
+the two agree, a verdict, and the questions where they differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from servetune.quality import ask, stats
+from servetune.quality.dataset import Question
+from servetune.quality.grading import is_correct
+
+SCHEMA_VERSION = 1
+DEFAULT_TOLERANCE_PCT_POINTS = 2.0
+
+
+@dataclass(frozen=True)
+class QualityConfig:
+    """Everything one comparison needs."""
+
+    before: ask.Server
+    after: ask.Server
+    dataset: str
+    tolerance_pct_points: float = DEFAULT_TOLERANCE_PCT_POINTS
+    concurrency: int = 8
+    seed: int = 0
+    num: int | None = None
+
+
+@dataclass(frozen=True)
+class Graded:
+    """One question as both servers answered it. `*_correct` is None when that request failed."""
+
+    question: Question
+    before: ask.Reply
+    after: ask.Reply
+    before_correct: bool | None
+    after_correct: bool | None
+
+
+@dataclass(frozen=True)
+class SideSummary:
+    """One server's score; accuracy is over the questions it answered (None when none)."""
+
+    model: str
+    accuracy: float | None
+    correct: int
+    errors: int
+
+
+@dataclass(frozen=True)
+class QualityResult:
+    """The comparison: summaries, the paired difference, agreement and every graded question."""
+
+    dataset: str
+    tolerance_pct_points: float
+    before: SideSummary
+    after: SideSummary
+    table: stats.PairedTable
+    difference: stats.PairedDifference
+    graded: tuple[Graded, ...]
+    interrupted: bool = False
+
+    @property
+    def differing(self) -> tuple[Graded, ...]:
+        """Questions both answered where one is right and the other wrong."""
+        return tuple(
+            g
+            for g in self.graded
+            if g.before_correct is not None
+            and g.after_correct is not None
+            and g.before_correct != g.after_correct
+        )
+
+    @property
+    def failed(self) -> tuple[Graded, ...]:
+        return tuple(g for g in self.graded if g.before.error or g.after.error)
+
+
+def _grade(reply: ask.Reply, question: Question) -> bool | None:
+    if reply.text is None:
+        return None
+    return is_correct(reply.text, question.answer, question.kind)
+
+
+def _summary(model: str, grades: list[bool | None]) -> SideSummary:
+    answered = [g for g in grades if g is not None]
+    correct = sum(answered)
+    accuracy = correct / len(answered) if answered else None
+    return SideSummary(model, accuracy, correct, len(grades) - len(answered))
+
+
+def _table(graded: list[Graded]) -> stats.PairedTable:
+    pairs = [
+        (g.before_correct, g.after_correct)
+        for g in graded
+        if g.before_correct is not None and g.after_correct is not None
+    ]
+    return stats.PairedTable(
+        both_right=sum(1 for b, a in pairs if b and a),
+        only_before=sum(1 for b, a in pairs if b and not a),
+        only_after=sum(1 for b, a in pairs if a and not b),
+        both_wrong=sum(1 for b, a in pairs if not a and not b),
+    )
+
+
+def grade_all(
+    config: QualityConfig,
+    questions: list[Question],
+    replies_before: list[ask.Reply],
+    replies_after: list[ask.Reply],
+    *,
+    interrupted: bool = False,
+) -> QualityResult:
+    """Grade both sides' replies and compare them (pure: no I/O)."""
+    graded = [
+        Graded(q, b, a, _grade(b, q), _grade(a, q))
+        for q, b, a in zip(questions, replies_before, replies_after, strict=True)
+    ]
+    table = _table(graded)
+    return QualityResult(
+        dataset=config.dataset,
+        tolerance_pct_points=config.tolerance_pct_points,
+        before=_summary(config.before.model, [g.before_correct for g in graded]),
+        after=_summary(config.after.model, [g.after_correct for g in graded]),
+        table=table,
+        difference=stats.paired_difference(table, config.tolerance_pct_points),
+        graded=tuple(graded),
+        interrupted=interrupted,
+    )
+
+
+def evaluate(
+    config: QualityConfig,
+    questions: list[Question],
+    on_reply: Callable[[int, ask.Reply], None] | None = None,
+) -> QualityResult:
+    """Check both servers serve their models, ask every question on both, grade and compare.
+    Ctrl-C keeps what was answered (the result says `interrupted`)."""
+    for server in (config.before, config.after):
+        ask.check_model(server)
+    pairs = [(config.before, q.prompt) for q in questions] + [
+        (config.after, q.prompt) for q in questions
+    ]
+    replies, interrupted = ask.ask_all(pairs, config.concurrency, on_reply)
+    n = len(questions)
+    return grade_all(config, questions, replies[:n], replies[n:], interrupted=interrupted)
+
+
+def result_json(result: QualityResult) -> dict[str, object]:
+    """The `--format json` object of the contract (plus `tolerance_pct_points`,
+    `questions_to_settle`, `failed` and `interrupted`)."""
+    diff = result.difference
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "dataset": result.dataset,
+        "n": len(result.graded),
+        "before": _side_json(result.before),
+        "after": _side_json(result.after),
+        "difference_pct_points": diff.difference_pct_points,
+        "ci_low": diff.ci_low,
+        "ci_high": diff.ci_high,
+        "agreement": result.table.agreement,
+        "verdict": diff.verdict,
+        "tolerance_pct_points": result.tolerance_pct_points,
+        "questions_to_settle": diff.questions_to_settle,
+        "differing": [
+            {
+                "prompt": g.question.prompt,
+                "answer": g.question.answer,
+                "before": g.before.text,
+                "after": g.after.text,
+            }
+            for g in result.differing
+        ],
+        "failed": [
+            {"prompt": g.question.prompt, "before": g.before.error, "after": g.after.error}
+            for g in result.failed
+        ],
+        "interrupted": result.interrupted,
+    }
+
+
+def _side_json(side: SideSummary) -> dict[str, object]:
+    return {
+        "model": side.model,
+        "accuracy": side.accuracy,
+        "correct": side.correct,
+        "errors": side.errors,
+    }
+
+
+def record_json(result: QualityResult) -> dict[str, object]:
+    """The full `--output` record: the summary and every question with both replies and grades."""
+    doc = result_json(result)
+    doc["questions"] = [
+        {
+            "prompt": g.question.prompt,
+            "answer": g.question.answer,
+            "kind": g.question.kind,
+            "before": {
+                "reply": g.before.text,
+                "error": g.before.error,
+                "correct": g.before_correct,
+            },
+            "after": {"reply": g.after.text, "error": g.after.error, "correct": g.after_correct},
+        }
+        for g in result.graded
+    ]
+    return doc
