@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 import textwrap
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Protocol
 
 from servetune import texts
 from servetune.review.capacity import Estimate
@@ -20,11 +20,19 @@ WIDTH = 80
 SCHEMA_VERSION = 1
 
 _COLOURS = {"error": "31", "warning": "33", "info": "36", "ok": "32", "bold": "1", "dim": "2"}
-Label = Callable[[str], str]  # a label of the check report by its key (`report.<key>` in texts)
+
+
+class Label(Protocol):
+    """A text of the check report by its key (`report.<key>` in the review area), filled in."""
+
+    def __call__(self, key: str, /, **facts: object) -> str: ...
 
 
 def _labels(language: Language) -> Label:
-    return lambda key: texts.get("review", f"report.{key}", language)
+    def label(key: str, /, **facts: object) -> str:
+        return texts.format("review", f"report.{key}", language, **facts)
+
+    return label
 
 
 def _paint(text: str, style: str, colour: bool) -> str:
@@ -84,31 +92,37 @@ def _model_line(model: ModelFacts | None, label: Label) -> str:
         return f"{label('model')}: {label('none')}"
     parts = [f"{model.model_id} ({model.source})"]
     if model.num_attention_heads:
-        parts.append(f"{model.num_attention_heads} heads / {model.num_kv_heads} KV heads")
+        parts.append(label("heads", heads=model.num_attention_heads, kv_heads=model.num_kv_heads))
     if model.max_model_len:
-        parts.append(f"context {model.max_model_len:,}")
+        parts.append(label("context", tokens=f"{model.max_model_len:,}"))
     if model.dtype:
         parts.append(model.dtype)
     if model.quantization:
         q = model.quantization
         parts.append(f"{q.method}" + (f" {q.bits}-bit" if q.bits else ""))
     if model.is_moe:
-        parts.append(f"MoE {model.num_experts} experts")
+        parts.append(label("experts", experts=model.num_experts))
     if model.is_mla:
         parts.append("MLA")
-    return f"{label('model')}: " + ", ".join(parts)
+    return f"{label('model')}: " + label("list_separator").join(parts)
 
 
 def _hardware_line(machine: Hardware | None, label: Label) -> str:
     if machine is None:
         return f"{label('hardware')}: {label('none')}"
     if machine.spec is None:
-        return f"{label('hardware')}: {machine.count}x GPU ({machine.source})"
+        gpus = label("gpu_count", count=machine.count, source=machine.source)
+        return f"{label('hardware')}: {gpus}"
     spec = machine.spec
-    return (
-        f"{label('hardware')}: {machine.count}x {spec.name} ({spec.memory_gib:g} GiB, "
-        f"compute capability {spec.compute_capability or '-'}, from {machine.source})"
+    gpus = label(
+        "gpu_spec",
+        count=machine.count,
+        name=spec.name,
+        memory=f"{spec.memory_gib:g}",
+        capability=spec.compute_capability or "-",
+        source=machine.source,
     )
+    return f"{label('hardware')}: {gpus}"
 
 
 def _finding_lines(finding: Finding, label: Label, colour: bool) -> list[str]:
@@ -163,9 +177,9 @@ def report_text(report: Report, *, colour: bool = False) -> str:
     label = _labels(report.language)
     errors, warnings = len(report.errors), len(report.warnings)
     if errors:
-        verdict = _paint(label("stop").format(n=errors), "error", colour)
+        verdict = _paint(label("stop", n=errors), "error", colour)
     elif warnings:
-        verdict = _paint(label("warn").format(n=warnings), "warning", colour)
+        verdict = _paint(label("warn", n=warnings), "warning", colour)
     else:
         verdict = _paint(label("ok"), "ok", colour)
     lines = [_paint(verdict, "bold", colour), ""]

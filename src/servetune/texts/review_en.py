@@ -471,4 +471,12 @@ TEXTS: dict[str, str] = {
     "report.kv_cache": "KV cache",
     "report.kv_tokens": "KV cache tokens",
     "report.concurrency": "sequences at max-model-len",
+    "report.heads": "{heads} heads / {kv_heads} KV heads",
+    "report.context": "context {tokens}",
+    "report.experts": "MoE {experts} experts",
+    "report.list_separator": ", ",
+    "report.gpu_count": "{count}x GPU ({source})",
+    "report.gpu_spec": (
+        "{count}x {name} ({memory} GiB, compute capability {capability}, from {source})"
+    ),
 }

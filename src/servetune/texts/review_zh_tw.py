@@ -449,4 +449,10 @@ TEXTS: dict[str, str] = {
     "report.kv_cache": "KV cache",
     "report.kv_tokens": "KV cache 可存 token 數",
     "report.concurrency": "max-model-len 長度下可同時服務的序列數",
+    "report.heads": "{heads} 個注意力頭 / {kv_heads} 個 KV 頭",
+    "report.context": "上下文長度 {tokens}",
+    "report.experts": "MoE {experts} 個專家",
+    "report.list_separator": "，",
+    "report.gpu_count": "{count}x GPU（來源：{source}）",
+    "report.gpu_spec": "{count}x {name}（{memory} GiB，運算能力 {capability}，來源：{source}）",
 }
