@@ -1,0 +1,371 @@
+"""vLLM V1's scheduler, iteration by iteration, in virtual time.
+
+Continuous batching (`simulate_continuous`), as vLLM schedules it:
+- every step has a token budget (`max_num_batched_tokens`); running requests are served first,
+  in the order they were admitted (one token each when decoding, a chunk of their prompt when
+  still prefilling), then waiting requests are admitted in arrival order while fewer than
+  `max_num_seqs` run and budget is left (chunked prefill: a prompt larger than the budget is
+  split over steps; without it, a prompt must fit the budget whole);
+- the KV cache is a pool of `block_size`-token blocks; a request holds blocks for every token
+  it has computed; when a running request needs a block and none is free, the most recently
+  admitted running request is preempted (its blocks freed; it goes back to the head of the queue
+  and recomputes its prompt and the tokens it already produced), and no new request is admitted
+  in that step;
+- the step that completes a prompt also samples the first output token; each later step adds one
+  token to each decoding request; a request leaves (and frees its blocks) with its last token.
+
+Static batching (`simulate_static`) for the comparison: a batch leaves when it is full or its
+first passenger has waited `batch_timeout_s`; it prefills every prompt, then decodes until its
+longest member is done, and every reply is delivered at the end (the bus, not the shared taxi).
+
+The step time comes from a `StepCost` (plan.step_time), so this module is pure scheduling.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+import random
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+class StepCost(Protocol):
+    """Seconds one engine step takes for the work scheduled in it."""
+
+    def __call__(self, step: Step) -> float: ...
+
+
+@dataclass(frozen=True)
+class Step:
+    """The work of one engine step, as the step-time model needs it."""
+
+    prefill_tokens: int  # prompt tokens computed this step (all chunks)
+    prefill_attention: float  # sum over chunks of chunk_tokens x (context before + chunk / 2)
+    decode_seqs: int  # requests producing one token
+    decode_context: int  # sum of the decoding requests' context lengths (KV read)
+    running: int  # requests holding KV blocks
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The serve flags the scheduler obeys, and the KV cache it has."""
+
+    max_num_seqs: int
+    max_num_batched_tokens: int
+    kv_cache_tokens: int | None  # None: unlimited (unknown)
+    block_size: int = 16
+    chunked_prefill: bool = True
+
+
+@dataclass(frozen=True)
+class Load:
+    """What the users do: closed loop (`concurrency` users, each sending the next request when
+    the last one ends) or open loop (Poisson arrivals at `request_rate`)."""
+
+    input_len: int
+    output_len: int
+    num_prompts: int
+    concurrency: int | None = None
+    request_rate: float | None = None
+    range_ratio: float = 0.0  # lengths uniform in [len x (1 - r), len x (1 + r)], as bench's
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Finished:
+    """One request's life in virtual seconds."""
+
+    arrival: float
+    first_token: float
+    finish: float
+    input_len: int
+    output_len: int
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """Every finished request, and what the engine went through."""
+
+    requests: tuple[Finished, ...]
+    steps: int
+    preemptions: int
+    mean_running: float
+    peak_running: int
+    peak_waiting: int
+    duration_s: float
+
+
+@dataclass(eq=False)  # identity, not field equality: the scheduler looks requests up often
+class _Req:
+    arrival: float
+    prompt: int
+    output: int
+    target: int = 0  # tokens to (re)compute before decoding: prompt (+ outputs after preemption)
+    computed: int = 0
+    generated: int = 0
+    blocks: int = 0
+    first_token: float | None = None
+    active: bool = False  # in the running list
+
+    def __post_init__(self) -> None:
+        self.target = self.prompt
+
+
+def _lengths(load: Load, rng: random.Random) -> tuple[int, int]:
+    def draw(n: int) -> int:
+        if load.range_ratio <= 0:
+            return n
+        low = max(1, math.floor(n * (1 - load.range_ratio)))
+        return rng.randint(low, max(low, math.ceil(n * (1 + load.range_ratio))))
+
+    return draw(load.input_len), draw(load.output_len)
+
+
+def _open_loop_arrivals(load: Load, rng: random.Random) -> list[float]:
+    if load.request_rate is None or math.isinf(load.request_rate):
+        return [0.0] * load.num_prompts
+    times, t = [], 0.0
+    for _ in range(load.num_prompts):
+        t += rng.expovariate(load.request_rate)
+        times.append(t)
+    return times
+
+
+@dataclass
+class _Engine:
+    limits: Limits
+    cost: StepCost
+    free_blocks: float
+    waiting: deque[_Req] = field(default_factory=deque)
+    running: list[_Req] = field(default_factory=list)
+    preemptions: int = 0
+
+    def _blocks_for(self, req: _Req, tokens: int) -> int:
+        return max(0, math.ceil((req.computed + tokens) / self.limits.block_size) - req.blocks)
+
+    def _take(self, req: _Req, tokens: int) -> bool:
+        need = self._blocks_for(req, tokens)
+        if need > self.free_blocks:
+            return False
+        self.free_blocks -= need
+        req.blocks += need
+        return True
+
+    def _preempt(self) -> _Req:
+        victim = self.running.pop()
+        victim.active = False
+        self.free_blocks += victim.blocks
+        victim.blocks, victim.computed = 0, 0
+        victim.target = victim.prompt + victim.generated
+        self.waiting.appendleft(victim)
+        self.preemptions += 1
+        return victim
+
+    def _serve_running(self, budget: int, plan: list[tuple[_Req, int]]) -> tuple[int, bool]:
+        """Running requests first, in admission order; preempt from the back when blocks run out.
+        The block arithmetic is inlined: this loop is the simulation's hot path."""
+        preempted, size = False, self.limits.block_size
+        for req in list(self.running):
+            if budget <= 0 or not req.active:
+                break
+            left = req.target - req.computed
+            n = min(left, budget) if left > 0 else 1
+            need = (req.computed + n + size - 1) // size - req.blocks
+            while need > self.free_blocks:
+                preempted = True
+                if self._preempt() is req:
+                    break
+            if not req.active:
+                break
+            if need > 0:
+                self.free_blocks -= need
+                req.blocks += need
+            plan.append((req, n))
+            budget -= n
+        return budget, preempted
+
+    def _admit(self, budget: int, plan: list[tuple[_Req, int]]) -> None:
+        while self.waiting and len(self.running) < self.limits.max_num_seqs and budget > 0:
+            req = self.waiting[0]
+            left = req.target - req.computed
+            if not self.limits.chunked_prefill and left > budget:
+                break
+            n = min(left, budget)
+            if not self._take(req, n):
+                break
+            self.waiting.popleft()
+            self.running.append(req)
+            req.active = True
+            plan.append((req, n))
+            budget -= n
+
+    def schedule(self) -> list[tuple[_Req, int]]:
+        plan: list[tuple[_Req, int]] = []
+        budget, preempted = self._serve_running(self.limits.max_num_batched_tokens, plan)
+        if not preempted:
+            self._admit(budget, plan)
+        return plan
+
+    def step_work(self, plan: list[tuple[_Req, int]]) -> Step:
+        prefill_tokens, attention, decode_seqs, decode_context = 0, 0.0, 0, 0
+        for req, n in plan:
+            if req.computed < req.target:
+                prefill_tokens += n
+                attention += n * (req.computed + n / 2)
+            else:
+                decode_seqs += 1
+                decode_context += req.computed
+        return Step(prefill_tokens, attention, decode_seqs, decode_context, len(self.running))
+
+    def advance(self, plan: list[tuple[_Req, int]], now: float) -> list[_Req]:
+        done = []
+        for req, n in plan:
+            if req.computed < req.target:
+                req.computed += n
+                if req.computed >= req.target:
+                    req.generated += 1
+                    if req.first_token is None:
+                        req.first_token = now
+            else:
+                req.computed += 1
+                req.generated += 1
+            if req.generated >= req.output:
+                req.active = False
+                self.free_blocks += req.blocks
+                done.append(req)
+        if done:
+            self.running = [r for r in self.running if r.active]
+        return done
+
+
+def _total_blocks(limits: Limits) -> float:
+    if limits.kv_cache_tokens is None:
+        return math.inf
+    return limits.kv_cache_tokens // limits.block_size
+
+
+def simulate_continuous(load: Load, limits: Limits, cost: StepCost) -> SimResult:
+    """Continuous batching as vLLM V1 does it (module docstring)."""
+    rng = random.Random(load.seed)
+    engine = _Engine(limits, cost, _total_blocks(limits))
+    arrivals: list[tuple[float, int]] = []  # (time, sequence number)
+    closed = load.concurrency is not None
+    first = min(load.concurrency or 0, load.num_prompts) if closed else load.num_prompts
+    times = [0.0] * first if closed else _open_loop_arrivals(load, rng)
+    for i, t in enumerate(times):
+        heapq.heappush(arrivals, (t, i))
+    issued, finished = len(times), list[Finished]()
+    now, steps, running_sum, peak_running, peak_waiting = 0.0, 0, 0, 0, 0
+    while len(finished) < load.num_prompts:
+        while arrivals and arrivals[0][0] <= now:
+            t, _ = heapq.heappop(arrivals)
+            engine.waiting.append(_Req(t, *_lengths(load, rng)))
+        if not engine.running and not engine.waiting:
+            if not arrivals:
+                break
+            now = arrivals[0][0]
+            continue
+        plan = engine.schedule()
+        if not plan:  # nothing fits at all: one request longer than the whole KV cache
+            break
+        now += cost(engine.step_work(plan))
+        steps += 1
+        running_sum += len(engine.running)
+        peak_running = max(peak_running, len(engine.running))
+        peak_waiting = max(peak_waiting, len(engine.waiting))
+        for req in engine.advance(plan, now):
+            finished.append(_finished(req, now))
+            if closed and issued < load.num_prompts:
+                heapq.heappush(arrivals, (now, issued))
+                issued += 1
+    return SimResult(
+        requests=tuple(finished),
+        steps=steps,
+        preemptions=engine.preemptions,
+        mean_running=running_sum / steps if steps else 0.0,
+        peak_running=peak_running,
+        peak_waiting=peak_waiting,
+        duration_s=now,
+    )
+
+
+def _finished(req: _Req, now: float) -> Finished:
+    first = req.first_token if req.first_token is not None else now
+    return Finished(req.arrival, first, now, req.prompt, req.output)
+
+
+def simulate_static(
+    load: Load, limits: Limits, cost: StepCost, batch_timeout_s: float = 1.0
+) -> SimResult:
+    """Static batching: the bus that waits to fill (or for `batch_timeout_s` after its first
+    passenger), then runs until its longest passenger is done; one bus at a time."""
+    rng = random.Random(load.seed)
+    size = _static_batch_size(load, limits)
+    closed = load.concurrency is not None
+    pending = [0.0] * min(load.concurrency or 0, load.num_prompts) if closed else []
+    if not closed:
+        pending = _open_loop_arrivals(load, rng)
+    issued = len(pending)
+    finished: list[Finished] = []
+    now, steps, running_sum, peak = 0.0, 0, 0, 0
+    while pending:
+        full_at = pending[size - 1] if len(pending) >= size else math.inf
+        depart = max(now, min(full_at, pending[0] + batch_timeout_s))
+        boarding = [t for t in pending[:size] if t <= depart]
+        del pending[: len(boarding)]
+        batch = [_Req(t, *_lengths(load, rng)) for t in boarding]
+        prefill_end = depart + _prefill_seconds(batch, limits, cost)
+        end, batch_steps = _run_batch(batch, cost, prefill_end)
+        steps += batch_steps
+        running_sum += len(batch) * batch_steps
+        peak = max(peak, len(batch))
+        finished += [Finished(r.arrival, prefill_end, end, r.prompt, r.output) for r in batch]
+        for _ in batch:
+            if closed and issued < load.num_prompts:
+                bisect.insort(pending, end)
+                issued += 1
+        now = end
+    return SimResult(
+        requests=tuple(finished),
+        steps=steps,
+        preemptions=0,
+        mean_running=running_sum / steps if steps else 0.0,
+        peak_running=peak,
+        peak_waiting=0,
+        duration_s=now,
+    )
+
+
+def _static_batch_size(load: Load, limits: Limits) -> int:
+    size = min(limits.max_num_seqs, load.concurrency or limits.max_num_seqs)
+    if limits.kv_cache_tokens is not None:  # every seat holds its longest possible sequence
+        per_seq = math.ceil(load.input_len * (1 + load.range_ratio)) + math.ceil(
+            load.output_len * (1 + load.range_ratio)
+        )
+        size = min(size, max(1, limits.kv_cache_tokens // max(per_seq, 1)))
+    return max(1, size)
+
+
+def _prefill_seconds(batch: list[_Req], limits: Limits, cost: StepCost) -> float:
+    longest = max(r.prompt for r in batch)
+    tokens = longest * len(batch)  # padded to the longest prompt
+    chunk = max(limits.max_num_batched_tokens, longest)
+    seconds, done = 0.0, 0
+    while done < tokens:
+        n = min(chunk, tokens - done)
+        seconds += cost(Step(n, n * longest / 2, 0, 0, len(batch)))
+        done += n
+    return seconds
+
+
+def _run_batch(batch: list[_Req], cost: StepCost, prefill_end: float) -> tuple[float, int]:
+    """When the batch's decoding ends (it starts at `prefill_end`), and the steps it took."""
+    longest_prompt, longest_output = max(r.prompt for r in batch), max(r.output for r in batch)
+    now, steps = prefill_end, 1
+    for i in range(1, longest_output):  # every seat decodes until the longest reply is done
+        now += cost(Step(0, 0.0, len(batch), len(batch) * (longest_prompt + i), len(batch)))
+        steps += 1
+    return now, steps

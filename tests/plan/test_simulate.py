@@ -1,0 +1,81 @@
+"""The scheduler simulation: exact timings on small cases, vLLM's limits, and the laws a queue obeys."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from servetune.plan.simulate import Limits, Load, Step, simulate_continuous, simulate_static
+
+
+def cost(step: Step) -> float:
+    """10 ms per step plus 0.1 ms per prompt token: easy to reason about by hand."""
+    return 0.010 + 0.0001 * step.prefill_tokens
+
+
+def test_one_request_prefills_in_one_step_then_decodes_one_token_per_step() -> None:
+    result = simulate_continuous(Load(100, 10, 1, concurrency=1), Limits(256, 2048, None), cost)
+    (req,) = result.requests
+    assert req.first_token - req.arrival == pytest.approx(0.020)  # 10 ms + 100 x 0.1 ms
+    assert req.finish - req.arrival == pytest.approx(0.020 + 9 * 0.010)
+    assert result.steps == 10
+
+
+def test_a_prompt_larger_than_the_budget_is_chunked_over_steps() -> None:
+    result = simulate_continuous(Load(5000, 2, 1, concurrency=1), Limits(256, 2048, None), cost)
+    (req,) = result.requests
+    # chunks of 2048, 2048, 904 tokens: three steps before the first token
+    assert req.first_token == pytest.approx(3 * 0.010 + 5000 * 0.0001)
+    assert result.steps == 4
+
+
+def test_max_num_seqs_caps_the_running_requests_and_the_rest_wait() -> None:
+    result = simulate_continuous(Load(200, 50, 200, concurrency=64), Limits(16, 8192, None), cost)
+    assert result.peak_running == 16
+    assert result.peak_waiting == 64 - 16
+    assert len(result.requests) == 200
+
+
+def test_a_small_kv_cache_preempts_and_still_finishes_every_request() -> None:
+    roomy = simulate_continuous(Load(500, 300, 100, concurrency=40), Limits(256, 8192, None), cost)
+    tight = simulate_continuous(Load(500, 300, 100, concurrency=40), Limits(256, 8192, 8000), cost)
+    assert roomy.preemptions == 0
+    assert tight.preemptions > 0
+    assert len(tight.requests) == 100
+    assert tight.duration_s > roomy.duration_s
+
+
+def test_closed_loop_obeys_littles_law() -> None:
+    load = Load(300, 100, 600, concurrency=32, range_ratio=0.5, seed=3)
+    result = simulate_continuous(load, Limits(256, 2048, None), cost)
+    throughput = len(result.requests) / result.duration_s
+    mean_latency = statistics.mean(r.finish - r.arrival for r in result.requests)
+    assert throughput * mean_latency == pytest.approx(32, rel=0.05)
+
+
+def test_continuous_batching_beats_static_on_mixed_lengths() -> None:
+    load = Load(500, 200, 400, concurrency=32, range_ratio=0.9, seed=1)
+    limits = Limits(64, 4096, None)
+    taxi, bus = simulate_continuous(load, limits, cost), simulate_static(load, limits, cost)
+    assert len(taxi.requests) == len(bus.requests) == 400
+    taxi_ttft = statistics.mean(r.first_token - r.arrival for r in taxi.requests)
+    bus_ttft = statistics.mean(r.first_token - r.arrival for r in bus.requests)
+    assert bus.duration_s > 1.2 * taxi.duration_s  # every seat waits for the longest reply
+    assert bus_ttft > 2 * taxi_ttft
+
+
+def test_static_batches_deliver_every_reply_at_the_end_of_the_batch() -> None:
+    load = Load(100, 20, 8, concurrency=4, range_ratio=0.5, seed=2)
+    bus = simulate_static(load, Limits(4, 4096, None), cost)
+    ends = sorted({round(r.finish, 9) for r in bus.requests})
+    assert len(ends) == 2  # two trips of four passengers
+
+
+def test_open_loop_poisson_arrivals_are_seeded() -> None:
+    load = Load(200, 50, 300, request_rate=20.0, seed=5)
+    a = simulate_continuous(load, Limits(256, 2048, None), cost)
+    b = simulate_continuous(load, Limits(256, 2048, None), cost)
+    assert [r.arrival for r in a.requests] == [r.arrival for r in b.requests]
+    assert 300 / 20.0 * 0.8 < a.duration_s < 300 / 20.0 * 1.3
+
