@@ -12,7 +12,6 @@ import contextlib
 import ctypes
 import ctypes.util
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -26,29 +25,10 @@ from pathlib import Path
 from typing import Literal
 
 from servetune.errors import UsageError
+from servetune.vllm import log as vllm_log
 from servetune.vllm.serve_command import ServeCommand
 
-READY_LINE = "Application startup complete"
 _PR_SET_PDEATHSIG = 1
-# Lines after which waiting longer is pointless: the server will not come up.
-_FATAL = re.compile(
-    r"Engine core initialization failed|EngineCore failed to start|"
-    r"^(?:vllm|vllm serve|api_server\.py): error:|Traceback \(most recent call last\)",
-    re.MULTILINE,
-)
-# Startup phases worth a line of progress: (pattern, label).
-PHASES = (
-    (re.compile(r"Starting to load model|Loading weights|Loading safetensors"), "loading weights"),
-    (re.compile(r"Model loading took ([\d.]+) ?GiB"), "weights loaded ({0} GiB)"),
-    (re.compile(r"(?:GPU|CPU|XPU) KV cache size: ([\d,]+) tokens"), "KV cache: {0} tokens"),
-    (
-        re.compile(r"Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x"),
-        "maximum concurrency at {0} tokens: {1}x",
-    ),
-    (re.compile(r"torch\.compile takes|Compiling a graph|Dynamo bytecode"), "compiling"),
-    (re.compile(r"Capturing CUDA graph|Capturing cudagraphs"), "capturing CUDA graphs"),
-    (re.compile(r"Graph capturing finished"), "CUDA graphs captured"),
-)
 
 
 def healthy(host: str, port: int, timeout_s: float = 2.0) -> bool:
@@ -223,21 +203,24 @@ class ManagedServer:
         interrupted: Callable[[], bool] = lambda: False,
         clock: Callable[[], float] = time.monotonic,
     ) -> Outcome:
-        """Follow the log until the server is ready (log line and /health 200), exits, prints
-        a fatal line, `interrupted()` turns true, or `timeout_s` passes."""
+        """Follow the log until the server is ready (a ready line and /health 200), exits,
+        prints a fatal line, `interrupted()` turns true, or `timeout_s` passes.
+
+        Lines are judged by `servetune.vllm.log`, the reader `doctor` uses: a traceback vLLM
+        recovers from is not fatal; a start that really died exits or prints a fatal line."""
         deadline = clock() + timeout_s
-        saw_ready_line = False
+        watch = vllm_log.StartWatch()
         while True:
             for line in self.new_lines():
                 on_line(line)
-                saw_ready_line = saw_ready_line or READY_LINE in line
-                if _FATAL.search(line) and not saw_ready_line:
+                watch.feed(line)
+                if watch.fatal is not None:
                     self._drain(on_line)
                     return "fatal"
             if self.process is not None and self.process.poll() is not None:
                 self._drain(on_line)
                 return "exited"
-            if saw_ready_line and healthy(self.host, self.port):
+            if watch.ready and healthy(self.host, self.port):
                 return "ready"
             if interrupted():
                 return "interrupted"
@@ -323,9 +306,5 @@ def default_log_path(port: int) -> Path:
 
 
 def phase(line: str) -> str | None:
-    """A short progress label for a startup line, or None."""
-    for pattern, label in PHASES:
-        match = pattern.search(line)
-        if match:
-            return label.format(*match.groups())
-    return None
+    """A short progress label for a raw startup line, or None."""
+    return vllm_log.phase(vllm_log.parse_line(line).text)

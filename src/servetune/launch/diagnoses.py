@@ -1,0 +1,485 @@
+"""The table of vLLM's own failure messages that `doctor` knows, and the facts each one gives.
+
+Each entry is a diagnosis id (shared with `check` where the cause is the same), an optional
+variant (which text to show), the message patterns in vLLM's exact words (see
+../shared/reference/vllm-rules.md) and how to derive the numbers the texts need. `find` runs the
+table on the loud lines of a log and returns hits in priority order.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from servetune._did_you_mean import suggest
+from servetune.vllm import flags as vllm_flags
+from servetune.vllm import log as vllm_log
+from servetune.vllm.serve_command import UNICODE_DASHES
+
+Facts = dict[str, str]
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    id: str
+    regexes: tuple[re.Pattern[str], ...]  # alternatives (re allows a group name once a pattern)
+    variant: str | None = None
+    derive: Callable[[Facts], Facts] | None = None
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    variant: str | None
+    facts: Facts
+    evidence: str
+
+
+def _cc(value: str) -> str:
+    """vLLM prints capability 75 in some messages and 7.5 in others; show 7.5."""
+    return value if "." in value or not value.isdigit() else f"{int(value) // 10}.{value[-1]}"
+
+
+def _heads(facts: Facts) -> Facts:
+    heads = int(facts["heads"])
+    valid = [d for d in range(1, min(heads, 64) + 1) if heads % d == 0 and (d <= 8 or d % 8 == 0)]
+    return {"valid": ", ".join(map(str, valid))}
+
+
+def _busy(facts: Facts) -> Facts:
+    free, total = float(facts["free"]), float(facts["total"])
+    fit = math.floor((free / total - 0.01) * 100) / 100 if total > 0 else 0.0
+    return {"used": f"{total - free:.2f}", "fit_util": f"{max(fit, 0.0):.2f}"}
+
+
+def _placement(facts: Facts) -> Facts:
+    """The GPUs a Ray placement group asked for: one bundle with a GPU per worker."""
+    if "specs" in facts and "world" not in facts:
+        return {"world": str(facts["specs"].count("'GPU'"))}
+    return {}
+
+
+def _shape(facts: Facts) -> Facts:
+    """Which tensor-parallel sizes keep the layer's share a multiple of the kernel's tile."""
+    size, tile, tp = facts.get("size"), facts.get("tile"), facts.get("tp")
+    if size is None or tile is None or tp is None:
+        return {}
+    width = int(size) * int(tp)  # the whole layer: every GPU got size of it
+    fits = [t for t in (1, 2, 4, 8, 16) if width % t == 0 and (width // t) % int(tile) == 0]
+    return {"width": str(width), "valid": ", ".join(map(str, fits)) or "none"}
+
+
+def _no_room(facts: Facts) -> Facts:
+    """No KV room is the weights' fault when vLLM said how little was left after them."""
+    available = facts.get("available_kv")
+    if available is None or float(available) > 0:
+        raise _NotThis
+    return {}
+
+
+def _oom(facts: Facts) -> Facts:
+    phase = facts.get("oom_phase")
+    return {"variant": phase} if phase else {}
+
+
+class _NotThis(Exception):  # noqa: N818 - a signal, not an error: try the next pattern
+    """Raised by a `derive` when the facts show the pattern does not apply."""
+
+
+def _p(
+    rule_id: str,
+    *patterns: str,
+    variant: str | None = None,
+    derive: Callable[[Facts], Facts] | None = None,
+) -> _Pattern:
+    return _Pattern(rule_id, tuple(re.compile(p) for p in patterns), variant, derive)
+
+
+# Priority order: the most specific first. One diagnosis per id; the first pattern that matches
+# any line wins. Messages are vLLM's own (../shared/reference/vllm-rules.md, by section).
+_PATTERNS: tuple[_Pattern, ...] = (
+    # argparse (8.1); "unrecognized arguments" is read token by token in _argparse_hits
+    _p(
+        "bool-flag-value",
+        r"argument (?P<flag>--[\w-]+)(?:/--[\w-]+)*: ignored explicit argument '(?P<value>[^']*)'",
+        derive=lambda f: {"negative": "--no-" + f["flag"].removeprefix("--")},
+    ),
+    _p("invalid-value", r"argument (?P<flag>[-\w/]+): invalid \w+(?: value)?: '(?P<value>[^']*)'"),
+    _p("missing-value", r"argument (?P<flag>[-\w/]+): expected (?:one|at least one) argument"),
+    # before the model loads (9)
+    _p("port-in-use", r"[Aa]ddress already in use|\[Errno (?:98|48)\]"),
+    _p(
+        "model-access-denied",
+        r"Access to model (?P<model>\S+?) is restricted",
+        r"gated repo for url https://huggingface\.co/(?P<model>[^/\s]+/[^/\s]+)/",
+        r"GatedRepoError|[Cc]annot access gated repo|trying to access a gated repo"
+        r"|403 Client Error|Invalid credentials in Authorization header|Invalid user token",
+    ),
+    _p(
+        "trust-remote-code-required",
+        r"`trust_remote_code=True`|requires you to execute the (?:configuration|modeling) file"
+        r"|contains custom code which must be executed",
+    ),
+    _p(
+        "model-not-found",
+        r"OfflineModeIsEnabled|LocalEntryNotFoundError|couldn't connect to 'https://huggingface"
+        r"|outgoing traffic has been disabled",
+        variant="offline",
+    ),
+    _p(
+        "model-not-found",
+        r"Invalid repository ID or local directory specified: '(?P<model>[^']+)'",
+        r"Repo id must be in the form 'repo_name' or 'namespace/repo_name': '(?P<model>[^']+)'",
+        r"(?P<model>\S+) is not a local folder and is not a valid model identifier",
+        r"RepositoryNotFoundError|Repository Not Found for url"
+        r"|does not appear to have a file named config\.json",
+    ),
+    _p(
+        "architecture-unsupported",
+        r"Model architecture (?P<arch>\w+) was supported in vLLM until v?(?P<until>\d[\d.]*\d)",
+        variant="dropped",
+    ),
+    _p(
+        "architecture-unsupported",
+        r"Model architecture (?P<arch>\w+) is not supported in-tree anymore",
+        variant="plugin",
+    ),
+    _p(
+        "architecture-unsupported",
+        r"model type .(?P<model_type>[\w-]+). but Transformers does not recognize this "
+        r"architecture",
+        variant="model-type",
+    ),
+    _p(
+        "architecture-unsupported",
+        r"Model architectures? (?P<arch>\[[^\]]*\]|\S+) (?:are|is) not supported",
+        r"Model architectures (?P<arch>\[[^\]]*\]) failed to be inspected",
+    ),
+    # --- parallelism, section 1
+    _p(
+        "tp-exceeds-gpus",
+        r"World size \((?P<world>\d+)\) is larger than the number of available GPUs "
+        r"\((?P<gpus>\d+)\)",
+    ),
+    _p(
+        "tp-exceeds-gpus",
+        r"Cannot provide a placement group requiring (?P<world>\d+) GPUs",
+        r"Cannot provide a placement group of placement_group_specs=(?P<specs>\[.*?\]) within",
+        r"The number of required GPUs exceeds the total number of available GPUs in the "
+        r"(?:placement group|cluster)",
+        variant="ray",
+        derive=_placement,
+    ),
+    _p(
+        "tp-exceeds-gpus",
+        r"Unable to load Ray|invalid device ordinal|DP adjusted local rank \d+ is out of bounds"
+        r"|Ray does not allocate any GPUs on the driver node",
+        variant="other",
+    ),
+    _p(
+        "tp-heads-indivisible",
+        r"Total number of attention heads \((?P<heads>\d+)\) must be divisible by tensor parallel "
+        r"size \((?P<tp>\d+)\)",
+        derive=_heads,
+    ),
+    _p(
+        "quant-tp-shape",
+        r"Weight (?P<dim>input|output)_size_per_partition = f?(?P<size>\d+) is not divisible by"
+        r"\s+(?P<what>\w+) = (?P<tile>\d+)",
+        r"(?P<what>prob_[mnk]) = (?P<size>\d+) is not divisible by thread_[mnk] = (?P<tile>\d+)",
+        r"(?P<what>size_[kn]) must divisible by BLOCK_SIZE_[KN]",
+        r"The (?P<dim>input|output) size is not aligned with the quantized weight shape",
+        derive=_shape,
+    ),
+    _p(
+        "tp-heads-indivisible",
+        r"^AssertionError: (?P<a>\d+) is not divisible by (?P<b>\d+)$",
+        variant="kv",
+    ),
+    # --- quantization and dtype, sections 2 and 3
+    _p(
+        "quant-method-mismatch",
+        r"Quantization method specified in the model config \((?P<checkpoint>[^)]*)\) does not "
+        r"match the quantization method specified in the .quantization. argument "
+        r"\((?P<flag>[^)]*)\)",
+    ),
+    _p("quant-on-unquantized", r"Cannot find the config file for (?P<method>[\w-]+)"),
+    _p(
+        "quant-unsupported-gpu",
+        r"The quantization method (?P<method>[\w-]+) is not supported for the current GPU\. "
+        r"Minimum capability: (?P<needed>\d+)\. Current capability: (?P<have>\d+)",
+        derive=lambda f: {"needed": _cc(f["needed"]), "have": _cc(f["have"])},
+    ),
+    _p(
+        "quant-unsupported-gpu",
+        r"(?P<dtype>\S+) is not supported for quantization method (?P<method>[\w-]+)\. "
+        r"Supported dtypes: (?P<supported>.+)$",
+        variant="dtype",
+    ),
+    _p(
+        "quant-unsupported-gpu",
+        r"(?P<method>[\w-]+) quantization is currently not supported in (?P<device>.+?)\.?$",
+        variant="platform",
+    ),
+    _p(
+        "dtype-unsupported-gpu",
+        r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0\. Your "
+        r"(?P<gpu>.+?) GPU (?:has compute capability (?P<have>[\d.]*\d)|does not have)",
+    ),
+    _p(
+        "dtype-unsupported-model",
+        r"The model type '(?P<model_type>[^']+)' does not support float16",
+    ),
+    # lengths and scheduler limits (4.3, 4.4, 4.6)
+    _p(
+        "model-len-exceeds-model",
+        r"User-specified max_model_len \((?P<asked>\d+)\) is greater than the derived "
+        r"max_model_len \((?P<key>\w+)=(?P<limit>\d+)",
+    ),
+    _p(
+        "batched-tokens-below-model-len",
+        r"max_num_batched_tokens \((?P<mbt>\d+)\) is smaller than max_model_len "
+        r"\((?P<max_model_len>\d+)\)",
+    ),
+    _p(
+        "batched-tokens-below-num-seqs",
+        r"max_num_batched_tokens \((?P<mbt>\d+)\) must be greater than or equal to max_num_seqs "
+        r"\((?P<seqs>\d+)\)",
+    ),
+    _p(
+        "gpu-memory-utilization-range",
+        r"gpu_memory_utilization: Input should be (?:less|greater).*?input_value=(?P<util>[^,\]]+)",
+        r"(?i:gpu memory utilization) must be less than 1\.0\. Got (?P<util>[\d.]*\d)",
+    ),
+    # --- memory, sections 4.5, 4.6 and 9
+    _p(
+        "gpu-memory-busy",
+        r"Free memory on device.*?\((?P<free>[\d.]+)/(?P<total>[\d.]+) GiB\) on startup is less "
+        r"than desired GPU memory utilization \((?P<util>[\d.]+), (?P<requested>[\d.]*\d) GiB\)",
+        derive=_busy,
+    ),
+    _p("gpu-memory-busy", r"Error in memory profiling\. Initial free memory", variant="profiling"),
+    _p("weights-dont-fit", r"Failed to load model - not enough GPU memory"),
+    _p(
+        "weights-dont-fit",
+        r"Available KV cache memory: (?P<available>-[\d.]+) GiB",
+        r"the rest of the memory reserved for KV Cache is (?P<available>-[\d.]+) ?GiB",
+        variant="negative",
+    ),
+    _p(
+        "kv-cache-too-small",
+        r"max seq len \((?P<max_model_len>\d+)\).*?estimated maximum model length is "
+        r"(?P<estimate>\d+)",
+        r"The model's max seq len \((?P<max_model_len>\d+)\) is larger than the maximum number "
+        r"of tokens that can be stored in KV cache \((?P<estimate>\d+)\)",
+        variant="estimate",
+    ),
+    _p(
+        "kv-cache-too-small",
+        r"To serve at least one request with the models?'s max seq len \((?P<max_model_len>\d+)\)",
+    ),
+    _p(
+        "weights-dont-fit",
+        r"No available memory for the cache blocks",
+        variant="no-room",
+        derive=_no_room,
+    ),
+    _p(
+        "kv-cache-too-small",
+        r"No available memory for the cache blocks|Cannot auto-fit max_model_len",
+        variant="none",
+    ),
+    _p(
+        "out-of-memory",
+        r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|HIP out of memory",
+        derive=_oom,
+    ),
+    # multi-GPU communication (9)
+    _p(
+        "nccl-error",
+        r"NCCL error.*unhandled system error|\bncclSystemError\b|NCCL_ERROR_SYSTEM_ERROR",
+        variant="system",
+    ),
+    _p(
+        "nccl-error",
+        r"NCCL error.*unhandled cuda error|\bncclUnhandledCudaError\b|NCCL_ERROR_UNHANDLED_CUDA",
+        variant="cuda",
+    ),
+    _p(
+        "nccl-error",
+        r"\bNCCL error\b|\bnccl(?:Internal|InvalidUsage|Remote)Error\b|ncclCommInitRank failed",
+    ),
+)
+
+# A diagnosis that already explains another one's evidence (the gated-repo error is wrapped in
+# "Invalid repository ID"; the weights OOM carries the torch OOM text).
+_COVERS: Mapping[str, tuple[str, ...]] = {
+    "model-access-denied": ("model-not-found",),
+    "trust-remote-code-required": ("model-not-found", "architecture-unsupported"),
+    "weights-dont-fit": ("out-of-memory", "kv-cache-too-small"),
+}
+
+_CONTEXT = {
+    "port": re.compile(r"'port': (\d+)|\bport=(\d+)|Starting vLLM .*?https?://[^\s:]+:(\d+)"),
+    "model": re.compile(r"'model': '([^']+)'|\bmodel='([^']+)'|█.*\bmodel\s+(\S+)"),
+    "tp": re.compile(r"tensor_parallel_size[=:] ?'?(\d+)|'tensor_parallel_size': (\d+)"),
+    "world": re.compile(r"Tensor parallel size \((\d+)\) exceeds available GPUs"),
+    "gpus": re.compile(r"exceeds available GPUs \((\d+)\)"),
+}
+# Quiet (INFO/WARNING) lines that already tell the cause; read like the loud ones.
+_TELLING = re.compile(
+    r"Available KV cache memory: -|reserved for KV Cache is -|exceeds available GPUs \(\d+\)"
+)
+# Where a traceback ran when memory ran out: frames (any release) name the phase.
+_OOM_PHASES = (
+    ("repacking", re.compile(r"process_weights_after_loading|marlin_repack|repack_|_repack")),
+    ("graphs", re.compile(r"capture_model|cuda_?graph|CUDAGraph|_capture\b", re.IGNORECASE)),
+    ("profiling", re.compile(r"profile_run|determine_(?:num_available_blocks|available_memory)"
+                             r"|_dummy_run|_dummy_sampler_run|compile_or_warm_up")),
+    ("kv-cache", re.compile(r"initialize_cache|_initialize_kv_caches|initialize_from_config"
+                            r"|_allocate_kv_cache|allocate_kv_cache")),
+    ("loading", re.compile(r"load_model|load_weights|model_loader|make_layers|create_weights"
+                           r"|_init_model|get_model")),
+)  # fmt: skip
+# Without frames, the last startup phase logged before the error says it.
+_PHASE_BY_LABEL = {
+    "loading weights": "loading",
+    "weights loaded": "profiling",
+    "compiling": "profiling",
+    "KV cache": "graphs",
+    "maximum concurrency": "graphs",
+    "capturing CUDA graphs": "graphs",
+}
+_OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|HIP out of m")
+
+
+def _oom_phase(lines: Sequence[vllm_log.LogLine]) -> str | None:
+    at = next((i for i, line in enumerate(lines) if _OOM.search(line.text)), None)
+    if at is None:
+        return None
+    frames = [line.text for line in lines[max(0, at - 80) : at]]
+    for name, pattern in _OOM_PHASES:  # the most specific phase first
+        if any(pattern.search(frame) for frame in frames):
+            return name
+    labels = [label for line in lines[:at] if (label := vllm_log.phase(line.text))]
+    for label in reversed(labels):
+        for prefix, name in _PHASE_BY_LABEL.items():
+            if label.startswith(prefix):
+                return name
+    return None
+
+
+def context(lines: Sequence[vllm_log.LogLine]) -> Facts:
+    """Facts from the whole log that the diagnoses' texts may need."""
+    facts: Facts = {"port": "8000"}  # vllm serve's default
+    for key, pattern in _CONTEXT.items():
+        for line in lines:
+            match = pattern.search(line.text)
+            if match:
+                facts[key] = next(g for g in match.groups() if g is not None)
+                break
+    numbers = vllm_log.reported(lines)
+    if numbers.available_kv_cache_gib is not None:
+        facts["available_kv"] = f"{numbers.available_kv_cache_gib:g}"
+    if numbers.model_loading_gib is not None:
+        facts["weights_gib"] = f"{numbers.model_loading_gib:g}"
+    phase = _oom_phase(lines)
+    if phase is not None:
+        facts["oom_phase"] = phase
+    return facts
+
+
+def telling(lines: Sequence[vllm_log.LogLine]) -> list[str]:
+    """The texts the table reads: loud lines, and quiet ones that already tell the cause."""
+    return [line.text.strip() for line in lines if line.loud or _TELLING.search(line.text)]
+
+
+def _hit(pattern: _Pattern, match: re.Match[str], text: str, context: Facts) -> Hit | None:
+    facts = dict(context)
+    facts.update({k: v for k, v in match.groupdict().items() if v is not None})
+    if pattern.derive is not None:
+        try:
+            facts.update(pattern.derive(facts))
+        except _NotThis:
+            return None
+    variant = facts.pop("variant", None) or pattern.variant
+    return Hit(pattern.id, variant, facts, text)
+
+
+def _first(pattern: _Pattern, texts: Sequence[str], context: Facts) -> Hit | None:
+    # Alternatives in order: an earlier one names more facts (the gated model's name).
+    for regex in pattern.regexes:
+        for text in texts:
+            match = regex.search(text)
+            if match is not None:
+                return _hit(pattern, match, text, context)
+    return None
+
+
+def table_hits(texts: Sequence[str], context: Facts) -> list[Hit]:
+    """One hit per diagnosis id, in the table's priority order."""
+    hits: list[Hit] = []
+    for pattern in _PATTERNS:
+        if any(hit.id == pattern.id for hit in hits):
+            continue
+        hit = _first(pattern, texts, context)
+        if hit is not None:
+            hits.append(hit)
+    covered = {c for hit in hits for c in _COVERS.get(hit.id, ())}
+    return [hit for hit in hits if hit.id not in covered]
+
+
+# `vllm: error: unrecognized arguments: ...` names every token argparse could not place.
+_UNRECOGNIZED = re.compile(r"unrecognized arguments: (?P<args>.+)$")
+
+
+def _flag_hit(token: str, version: str | None, evidence: str) -> Hit:
+    if token[0] in UNICODE_DASHES:
+        fixed = "--" + token.lstrip(UNICODE_DASHES + "-")
+        return Hit("dash-typo", None, {"token": token, "fixed": fixed}, evidence)
+    flag = vllm_flags.normalize(token.split("=", 1)[0])
+    facts: Facts = {"token": token}
+    gone = vllm_flags.removal(flag, version) if version else None
+    if gone is not None and gone.first_seen is not None and version is not None:
+        facts |= {"first_seen": gone.first_seen, "version": version}
+        return Hit("unknown-flag", "too-new", facts, evidence)
+    if gone is not None or flag in vllm_flags.REPLACEMENTS:
+        replacement = vllm_flags.REPLACEMENTS.get(flag)
+        if replacement:
+            return Hit("removed-flag", "replaced", facts | {"replacement": replacement}, evidence)
+        return Hit("removed-flag", None, facts, evidence)
+    return _unknown_flag_hit(flag, facts, version, evidence)
+
+
+def _unknown_flag_hit(flag: str, facts: Facts, version: str | None, evidence: str) -> Hit:
+    if version is None and any(flag in vllm_flags.flags_of(v) for v in vllm_flags.known_versions()):
+        # A real flag of some release: the server is older or newer than the command assumed.
+        return Hit("unknown-flag", "other-release", facts, evidence)
+    suggestion = suggest(flag, vllm_flags.suggestions(version or vllm_flags.newest_version()))
+    if suggestion:
+        return Hit("unknown-flag", "did-you-mean", facts | {"suggestion": suggestion}, evidence)
+    return Hit("unknown-flag", None, facts, evidence)
+
+
+_BOOL_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0"})
+
+
+def argparse_hits(texts: Sequence[str], version: str | None) -> list[Hit]:
+    for text in texts:
+        match = _UNRECOGNIZED.search(text)
+        if match is None or not vllm_log.is_argparse_error(vllm_log.LogLine(None, text)):
+            continue
+        tokens = match["args"].split()
+        if not tokens:
+            continue
+        hits = [_flag_hit(t, version, text) for t in tokens if t[0] in UNICODE_DASHES + "-"]
+        if tokens[0].lower() in _BOOL_WORDS:
+            # `--enforce-eager True`: argparse took the switch and left its value over.
+            hits.insert(0, Hit("bool-flag-value", "value-only", {"token": tokens[0]}, text))
+        elif not tokens[0].startswith(tuple(UNICODE_DASHES + "-")):
+            # A value before any flag: a value given to a switch, or a flag lost to a line break.
+            hits.insert(0, Hit("unknown-flag", "stray", {"token": tokens[0]}, text))
+        return hits
+    return []

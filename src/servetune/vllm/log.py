@@ -1,0 +1,422 @@
+"""The one reader of vLLM's log: lines, markers and the numbers vLLM reports.
+
+`serve` follows a start line by line and `doctor` reads a finished log or a pasted excerpt; both
+judge with the predicates here, so they cannot disagree about what a line means.
+
+- **Lines.** Every prefix that tools put in front of vLLM's own text is removed: docker compose
+  (`vllm-1  | `), kubectl/k9s (`  | `, `[pod/x/c] `), journald, container timestamps, vLLM's
+  process tags (`(EngineCore_DP0 pid=1) `, `(VllmWorker rank=1 pid=2) `), Ray's
+  (`(RayWorkerWrapper pid=3, ip=10.0.0.1) `), torch's `[rank0]: `, and the level/time/file
+  prefix of vLLM, NVIDIA NIM, uvicorn, glog and Python logging. Lines a terminal wrapped are
+  joined again.
+- **Markers.** *ready*: the API server announced itself. *fatal*: a line after which the start
+  cannot succeed (the engine or a worker failed, argparse refused the command). An *exception*
+  line (`ValueError: ...`) is decisive only in a finished text and only when no startup
+  progress follows it: vLLM prints tracebacks it recovers from, so while a start is being
+  followed an exception alone never stops it (the process exiting does).
+- **Numbers.** What vLLM reported about memory and capacity, for every release 0.6 to 0.33.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+# --- lines --------------------------------------------------------------------------------------
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_LEVELS = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL"
+# Prefixes added outside vLLM, in any order and nesting; removed until none is left.
+_OUTER = re.compile(
+    r"(?:"
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s"  # docker -t, kubectl
+    r"|\[\d{4}-\d\d-\d\dT[^\]]*\]\s"  # CI runners: [2025-03-10T15:07:20Z]
+    r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? \| [A-Z]+ \| \w+ \| "  # fastchat workers
+    r"|[A-Za-z][\w.-]*\s+\|\s"  # docker compose: `vllm-1  | `
+    r"|\s*\|\s"  # kubectl / k9s panes: `  | `
+    r"|\[pod/[^\]\s]+\]\s"  # kubectl logs --prefix
+    r"|\S+\s+\d{1,2} \d\d:\d\d:\d\d \S+ [\w.-]+\[\d+\]:\s"  # journald
+    r"|\[rank\d+\]:\s?"  # torch
+    r"|\((?=[^()]*\b(?:pid|rank|ip)=)[^()]+\)\s?"  # vLLM and Ray process tags
+    r"|\(raylet[^()]*\)\s?"
+    r")"
+)
+# One level/time prefix: vLLM (0.6 `file.py:1]`, 0.8+ `[file.py:1]`), NIM (year and ms),
+# uvicorn (`INFO:     `), Ray (`2025-02-26 11:14:54,614 INFO worker.py:1 -- `), Python logging.
+_LEVEL = re.compile(
+    rf"(?:(?P<a>{_LEVELS})\s+(?:\d{{4}}-)?\d\d-\d\d\s+\d\d:\d\d:\d\d(?:[.,]\d+)?\s+"
+    r"\[?[\w./-]+:\d+\]\s?"
+    rf"|(?P<b>{_LEVELS}):\s+"
+    rf"|\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\s+(?P<c>{_LEVELS})\s+[\w./-]+:\d+ -- "
+    rf"|(?:\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\s+)?\[(?P<d>{_LEVELS})\]\s+"
+    rf"|\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? - [\w.]+ - (?P<e>{_LEVELS}) - "
+    r")"
+)
+# torch/glog lines: `W1130 07:36:16.401000 7670 torch/_library/triton.py:53] ...`
+_GLOG = re.compile(r"\[?(?P<g>[IWEF])\d{4} \d\d:\d\d:\d\d\.\d+\s+(?:\d+\s+)?[\w./-]+:\d+\]\s?")
+_GLOG_LEVELS = {"I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}
+_REPEATED = re.compile(r"\s*\[repeated \d+x across cluster\]$")
+_QUIET = frozenset({"DEBUG", "INFO", "WARNING"})
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One line of vLLM's own text, prefixes removed.
+
+    `level` is None for raw stderr (tracebacks, argparse), never INFO noise; `text` is
+    right-stripped with its indentation kept (traceback frames); `prefixed` says whether any
+    prefix was removed (a line a terminal wrapped continues without one).
+    """
+
+    level: str | None
+    text: str
+    prefixed: bool = False
+
+    @property
+    def loud(self) -> bool:
+        """Worth reading for errors: raw or ERROR/CRITICAL, and not a traceback frame."""
+        if self.level in _QUIET:
+            return False
+        return not self.text[:1].isspace() or self.text.lstrip().startswith("Value error, ")
+
+
+def _strip_level(text: str) -> tuple[str | None, str] | None:
+    glog = _GLOG.match(text)
+    if glog:
+        return _GLOG_LEVELS[glog["g"]], text[glog.end() :]
+    match = _LEVEL.match(text)
+    if match is None:
+        return None
+    level = next(v for k, v in match.groupdict().items() if v is not None)
+    return ("WARNING" if level == "WARN" else level), text[match.end() :]
+
+
+def parse_line(raw: str) -> LogLine:
+    """One raw line as a LogLine (always succeeds: every prefix is optional)."""
+    text = _ANSI.sub("", raw).rstrip()
+    level: str | None = None
+    prefixed = False
+    for _ in range(12):  # bounded: each pass removes at least one prefix
+        outer = _OUTER.match(text)
+        if outer is not None and outer.end() > 0:
+            text, prefixed = text[outer.end() :], True
+            continue
+        leveled = _strip_level(text) if level is None else None
+        if leveled is None:
+            break
+        level, text, prefixed = leveled[0], leveled[1], True
+    return LogLine(level, _REPEATED.sub("", text), prefixed)
+
+
+# pydantic prints `<field>` on one line and `  <message> [type=...]` on the next.
+_PYDANTIC_FIELD = re.compile(r"^[a-z_][\w.]*$")
+_PYDANTIC_VALUE_NOISE = re.compile(r"\s*\[type=value_error, input_value=.*\]$")
+# A raw line that starts something of its own, never the rest of a wrapped line.
+_OWN_LINE = re.compile(
+    r"^(?:Traceback \(|\s*File \"|Process \w|Loading |[\w.]*(?:Error|Exception|Warning)\b"
+    r"|During handling|The above exception)"
+)
+
+
+def _cut_width(raws: Sequence[str]) -> int | None:
+    """The terminal width that wrapped this text: the longest length, seen at least twice."""
+    lengths = [len(raw) for raw in raws]
+    width = max(lengths, default=0)
+    return width if width >= 60 and lengths.count(width) >= 2 else None
+
+
+def _continues(previous: LogLine, prev_raw: str, line: LogLine, width: int | None) -> bool:
+    """`line` is the rest of `previous`, cut by a terminal (no prefix of its own)."""
+    if line.prefixed or line.level is not None or not line.text.strip():
+        return False
+    if _OWN_LINE.match(line.text) or not previous.text:
+        return False
+    if previous.text[-1].isdigit() and line.text[0].isdigit():
+        return True  # a number split over two lines
+    return width is not None and len(prev_raw) >= width - 1
+
+
+def read_lines(text: str) -> list[LogLine]:
+    """The text as LogLines: prefixes removed, lines a terminal wrapped joined again,
+    pydantic's two-line errors made one."""
+    raws = [_ANSI.sub("", raw).rstrip() for raw in text.splitlines()]
+    width = _cut_width(raws)
+    merged: list[LogLine] = []
+    last_raw = ""
+    for raw in raws:
+        line = parse_line(raw)
+        previous = merged[-1] if merged else None
+        if previous is not None and _continues(previous, last_raw, line, width):
+            # A cut at a space loses the space to rstrip: the line is one short of the width.
+            gap = " " if width is not None and len(last_raw) == width - 1 else ""
+            merged[-1] = LogLine(previous.level, previous.text + gap + line.text, previous.prefixed)
+        elif previous is not None and _pydantic_message(previous, line):
+            merged[-1] = LogLine(
+                previous.level, f"{previous.text}: {line.text.strip()}", previous.prefixed
+            )
+        else:
+            merged.append(_without_pydantic_noise(line))
+        last_raw = raw
+    return merged
+
+
+def _pydantic_message(previous: LogLine, line: LogLine) -> bool:
+    return (
+        line.text.startswith("  ")
+        and "[type=" in line.text
+        and _PYDANTIC_FIELD.match(previous.text) is not None
+    )
+
+
+def _without_pydantic_noise(line: LogLine) -> LogLine:
+    body = line.text.strip()
+    if not body.startswith("Value error, "):
+        return line
+    # Drop the `[type=..., input_value=ArgsKwargs(...)]` tail: the whole config, truncated.
+    return LogLine(line.level, "  " + _PYDANTIC_VALUE_NOISE.sub("", body), line.prefixed)
+
+
+# --- markers ------------------------------------------------------------------------------------
+
+# The API server announced itself: uvicorn's line (every release), the address line (0.6-0.33)
+# and the route list. Only the first is final: a port can still fail to bind after the others.
+_STARTUP_COMPLETE = "Application startup complete"
+_READY = re.compile(
+    r"Application startup complete|Starting vLLM (?:API )?server(?: \d+)? on https?://"
+    r"|Available routes are:|Uvicorn running on https?://"
+)
+# A new run starts at the banner (0.15+ logo or plain line, 0.6-0.11 "API server version") or at
+# argparse's usage text; logs appended over restarts are read from the last run only.
+_RUN_START = re.compile(r"^(?:usage: |vLLM (?:API )?server version |.*█.*\bversion \d)")
+_ARGPARSE = re.compile(r"^(?:vllm(?: serve)?|[\w./-]*api_server(?:\.py)?): error: (?P<msg>.+)$")
+_EXCEPTION = re.compile(
+    r"^(?:[A-Za-z_]\w*\.)*(?P<name>(?=[A-Z])\w*(?:Error|Exception|Exit|Interrupt))(?::\s*.*)?$"
+)
+# Lines after which the start cannot succeed, whatever follows.
+_FATAL = re.compile(
+    r"Engine core initialization failed|Engine process failed to start|EngineCore failed to start"
+    r"|EngineCore hit an exception|WorkerProc (?:initialization failed|failed to start)"
+    r"|exited with code [1-9]|error while attempting to bind on address"
+    r"|Worker proc \S+ died unexpectedly|\bWorker \S+ pid \d+ died|Killing local vLLM worker"
+    r"|Exception in worker \S+ while processing method"
+    r"|This might cause deadlock in distributed execution"
+)
+# Messages that only say "something failed above"; the root cause is printed before them.
+_WRAPPERS = re.compile(
+    r"Engine core initialization failed|Engine process failed to start|EngineCore failed to start"
+    r"|WorkerProc (?:initialization failed|failed to start)|EngineCore encountered"
+    r"|EngineDeadError|^(?:\w+\.)*(?:SystemExit|KeyboardInterrupt)\b"
+    r"|^ray\.exceptions\.\w+\(|^Process \w+-?\d*:$"
+)
+# After "ready", only these make an error the server's own rather than a request's.
+_ENGINE_DIED = re.compile(
+    r"EngineCore encountered a fatal error|EngineDeadError|Engine loop has died"
+)
+_SHUTDOWN = re.compile(
+    r"\[shutdown\]|SIGTERM|SIGINT|received signal|Shutting down|shutdown complete|KeyboardInterrupt"
+)
+# Startup phases worth a line of progress while following a start: (pattern, label).
+PHASES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"Starting to load model|Loading weights|Loading safetensors"), "loading weights"),
+    (re.compile(r"Model loading took ([\d.]+) ?GiB"), "weights loaded ({0} GiB)"),
+    (re.compile(r"(?:GPU|CPU|XPU) KV cache size: ([\d,]+) tokens"), "KV cache: {0} tokens"),
+    (
+        re.compile(r"Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x"),
+        "maximum concurrency at {0} tokens: {1}x",
+    ),
+    (re.compile(r"torch\.compile takes|Compiling a graph|Dynamo bytecode"), "compiling"),
+    (re.compile(r"Capturing CUDA graph|Capturing cudagraphs"), "capturing CUDA graphs"),
+    (re.compile(r"Graph capturing finished"), "CUDA graphs captured"),
+)
+
+
+def is_ready(line: LogLine) -> bool:
+    """The API server announced itself (see `final_ready` for the line that settles it)."""
+    return _READY.search(line.text) is not None
+
+
+def final_ready(line: LogLine) -> bool:
+    """uvicorn finished starting: nothing printed afterwards undoes the start."""
+    return _STARTUP_COMPLETE in line.text
+
+
+def is_fatal(line: LogLine) -> bool:
+    """A line after which this start cannot succeed (argparse, engine or worker failure)."""
+    if line.level in _QUIET:
+        return False
+    return _ARGPARSE.match(line.text) is not None or _FATAL.search(line.text) is not None
+
+
+def is_argparse_error(line: LogLine) -> bool:
+    return _ARGPARSE.match(line.text) is not None
+
+
+def is_exception(line: LogLine) -> bool:
+    """`ValueError: ...` and the like, raw or logged as an error, not a traceback frame."""
+    return line.loud and not line.text[:1].isspace() and _EXCEPTION.match(line.text) is not None
+
+
+def is_wrapper(text: str) -> bool:
+    """A message that only points at an error printed before it."""
+    return _WRAPPERS.search(text) is not None
+
+
+def engine_died(line: LogLine) -> bool:
+    return line.loud and _ENGINE_DIED.search(line.text) is not None
+
+
+def is_shutdown(line: LogLine) -> bool:
+    return _SHUTDOWN.search(line.text) is not None
+
+
+def phase(text: str) -> str | None:
+    """A short progress label for a startup line, or None."""
+    for pattern, label in PHASES:
+        match = pattern.search(text)
+        if match:
+            return label.format(*match.groups())
+    return None
+
+
+def is_progress(line: LogLine) -> bool:
+    """The start moved on: a phase, a ready line or a new run."""
+    return phase(line.text) is not None or is_ready(line) or is_run_start(line)
+
+
+def is_run_start(line: LogLine) -> bool:
+    return _RUN_START.match(line.text.strip()) is not None
+
+
+def last_run(lines: Sequence[LogLine]) -> list[LogLine]:
+    """Only the last start of a log appended over restarts."""
+    starts = [i for i, line in enumerate(lines) if is_run_start(line)]
+    return list(lines[starts[-1] :]) if starts else list(lines)
+
+
+def unrecovered_exception(lines: Sequence[LogLine]) -> LogLine | None:
+    """The last exception line with no startup progress after it, in a finished text."""
+    found: LogLine | None = None
+    for line in lines:
+        if is_exception(line):
+            found = found or line
+        elif found is not None and is_progress(line):
+            found = None  # vLLM recovered from it
+    return found
+
+
+# --- the start, followed line by line --------------------------------------------------------
+
+
+class StartWatch:
+    """What the log of a start says so far, fed one raw line at a time (for `serve`).
+
+    `ready` once the API server announced itself; `fatal` once a fatal line came before that.
+    An exception alone is never fatal here: the text is still growing, and vLLM goes on after
+    the tracebacks it handles; a start that really died exits, which the caller sees.
+    """
+
+    def __init__(self) -> None:
+        self.ready = False
+        self.fatal: LogLine | None = None
+
+    def feed(self, raw: str) -> None:
+        line = parse_line(raw)
+        if self.ready or self.fatal is not None:
+            return
+        if is_ready(line):
+            self.ready = True
+        elif is_fatal(line):
+            self.fatal = line
+
+
+# --- what vLLM reported -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reported:
+    """What vLLM itself reported; None when the text does not say."""
+
+    kv_cache_tokens: int | None = None
+    max_concurrency: float | None = None
+    vllm_version: str | None = None
+    available_kv_cache_gib: float | None = None  # negative: the weights did not leave room
+    model_loading_gib: float | None = None
+    gpu_blocks: int | None = None
+
+
+_KV_TOKENS = re.compile(r"KV cache size: ([\d,]+) tokens")
+_CONCURRENCY = re.compile(r"Maximum concurrency for [\d,]+ tokens per request: ([\d.]+)x")
+_BLOCKS = re.compile(
+    r"# (?:GPU|CUDA|CPU) blocks: (\d+)|num_gpu_blocks is: (\d+)|# (?:npu|xpu) blocks: (\d+)"
+)
+_BLOCK_SIZE = re.compile(r"\bblock_size(?:=|': )(\d+)")
+_AVAILABLE_KV = re.compile(
+    r"Available KV cache memory: (-?[\d.]+) GiB"
+    r"|the rest of the memory reserved for KV Cache is (-?[\d.]+) ?GiB"
+)
+_LOADING = re.compile(
+    r"Model loading took (-?[\d.]+) ?GiB|Loading model weights took (-?[\d.]+) ?GB"
+    r"|model weights take (-?[\d.]+) ?GiB"
+)
+_VERSION_NUMBER = r"v?(\d+\.\d+(?:\.\d+)?(?:[.+-]?[A-Za-z0-9]+)*)"
+_VERSIONS = tuple(
+    re.compile(pattern + _VERSION_NUMBER)
+    for pattern in (
+        r"vLLM (?:API )?server version ",
+        r"█.*\bversion ",
+        r"Starting vLLM (?:API )?server.*?\bversion ",
+        r"LLM engine \(",
+        r"vllm_version[=:]\s*'?",
+        r"\bvLLM\b.*\bversion ",
+    )
+)
+
+
+def _last(pattern: re.Pattern[str], texts: Iterable[str]) -> str | None:
+    found = [m for text in texts if (m := pattern.search(text))]
+    if not found:
+        return None
+    return next(g for g in found[-1].groups() if g is not None).replace(",", "")
+
+
+def _version(texts: Sequence[str]) -> str | None:
+    for pattern in _VERSIONS:
+        for text in texts:
+            match = pattern.search(text)
+            if match:
+                return match[1].rstrip(".")
+    return None
+
+
+def _number(value: str | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def reported(lines: Sequence[LogLine]) -> Reported:
+    """The numbers vLLM logged (the last of each, for a log with several workers)."""
+    texts = [line.text for line in lines]
+    blocks = _last(_BLOCKS, texts)
+    tokens = _last(_KV_TOKENS, texts)
+    kv_tokens = int(tokens) if tokens is not None else None
+    if kv_tokens is None and blocks is not None:
+        # V0 (0.6-0.8) logs blocks, not tokens; 16 tokens a block unless --block-size said else.
+        kv_tokens = int(blocks) * int(_last(_BLOCK_SIZE, texts) or 16)
+    return Reported(
+        kv_cache_tokens=kv_tokens,
+        max_concurrency=_number(_last(_CONCURRENCY, texts)),
+        vllm_version=_version(texts),
+        available_kv_cache_gib=_number(_min_available(texts)),
+        model_loading_gib=_number(_last(_LOADING, texts)),
+        gpu_blocks=None if blocks is None else int(blocks),
+    )
+
+
+def _min_available(texts: Sequence[str]) -> str | None:
+    """The smallest KV cache memory any worker reported: one short worker stops them all."""
+    values = [
+        next(g for g in m.groups() if g is not None)
+        for text in texts
+        if (m := _AVAILABLE_KV.search(text))
+    ]
+    return min(values, key=float) if values else None
