@@ -151,19 +151,84 @@ SUPPLEMENTS: dict[str, dict[str, object]] = {
 CATALOG_ALIASES = {
     "meta-llama/Meta-Llama-3.1-8B-Instruct": "meta-llama/Llama-3.1-8B-Instruct",
     "meta-llama/Meta-Llama-3.1-70B-Instruct": "meta-llama/Llama-3.1-70B-Instruct",
+    "meta-llama/Meta-Llama-3.1-405B-Instruct": "meta-llama/Llama-3.1-405B-Instruct",
+    "meta-llama/Meta-Llama-3.1-8B": "meta-llama/Llama-3.1-8B",
+    "meta-llama/Meta-Llama-3.1-70B": "meta-llama/Llama-3.1-70B",
+    "meta-llama/Llama-3-8B-Instruct": "meta-llama/Meta-Llama-3-8B-Instruct",
+    "meta-llama/Llama-3-70B-Instruct": "meta-llama/Meta-Llama-3-70B-Instruct",
+    "zai-org/GLM-4-9B-0414": "THUDM/GLM-4-9B-0414",
+    "zai-org/GLM-4-32B-0414": "THUDM/GLM-4-32B-0414",
+    "zai-org/glm-4-9b-chat": "THUDM/glm-4-9b-chat",
+    "unsloth/Llama-3.3-70B-Instruct": "meta-llama/Llama-3.3-70B-Instruct",
     "TheBloke/Llama-2-7b-Chat-GPTQ": "TheBloke/Llama-2-7B-Chat-GPTQ",
 }
 
 
+# Checkpoints beyond the reference directory, each with the URL of its config.json.
+CATALOG_SOURCES = ROOT / "scripts" / "sources" / "catalog_models.json"
+
+# The quantization block each publisher writes into its quantized repos (Qwen's -AWQ and
+# -GPTQ-Int4/-Int8, the -FP8 block checkpoints); the architecture keys are the base model's.
+_AWQ = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"}
+_GPTQ = {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True}
+_FP8 = {
+    "quant_method": "fp8",
+    "activation_scheme": "dynamic",
+    "fmt": "e4m3",
+    "weight_block_size": [128, 128],
+}
+VARIANTS: dict[str, tuple[str | None, dict[str, object]]] = {
+    "-AWQ": ("float16", _AWQ),
+    "-GPTQ-Int4": ("float16", _GPTQ),
+    "-GPTQ-Int8": ("float16", {**_GPTQ, "bits": 8}),
+    "-FP8": (None, _FP8),
+}
+
+
+def _resolve(value: object, models: dict[str, dict[str, object]]) -> object:
+    """`{"$from": ID}` stands for the config of an entry already built."""
+    if isinstance(value, dict):
+        if set(value) == {"$from"}:
+            return dict(models[str(value["$from"])])
+        return {k: _resolve(v, models) for k, v in value.items()}
+    return value
+
+
+def _add_sourced(models: dict[str, dict[str, object]], sources: dict[str, str]) -> None:
+    listed = json.loads(CATALOG_SOURCES.read_text(encoding="utf-8"))
+    for entry in listed["models"]:
+        base = dict(models[entry["like"]]) if "like" in entry else {}
+        config = {**base, **_resolve(entry["config"], models)}
+        if "text_config" in entry["config"] and "text_config" in base:
+            config["text_config"] = {**base["text_config"], **entry["config"]["text_config"]}
+        models[entry["id"]] = config
+        sources[entry["id"]] = entry["source"]
+    for group in listed["variants"]:
+        for suffix in group["suffixes"]:
+            dtype, block = VARIANTS[suffix]
+            config = {**models[group["of"]], "quantization_config": block}
+            if dtype is not None:
+                config["torch_dtype"] = dtype
+            model_id = group["of"] + suffix
+            models[model_id] = config
+            sources[model_id] = (
+                f"https://huggingface.co/{model_id}/blob/main/config.json (derived: the base "
+                f"model's architecture with the publisher's {suffix[1:]} quantization block)"
+            )
+
+
 def build_catalog(ref: Path) -> dict[str, object]:
-    models: dict[str, object] = {}
+    models: dict[str, dict[str, object]] = {}
+    sources: dict[str, str] = {}
     for path in sorted((ref / "model_configs").glob("*.json")):
         model_id = path.stem.replace("__", "/", 1)
         config = json.loads(path.read_text(encoding="utf-8"))
         for key, value in SUPPLEMENTS.get(model_id, {}).items():
             config.setdefault(key, value)
         models[model_id] = config
-    return {"models": models, "aliases": CATALOG_ALIASES}
+        sources[model_id] = f"../shared/reference/model_configs/{path.name} (see SOURCES.md there)"
+    _add_sourced(models, sources)
+    return {"models": models, "aliases": CATALOG_ALIASES, "sources": sources}
 
 
 def _kind(entry: dict[str, object]) -> str:

@@ -89,7 +89,7 @@ def test_local_dir_and_hf_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     local.mkdir()
     (local / "config.json").write_text('{"num_attention_heads": 8, "hidden_size": 512}', "utf-8")
     found = model.find_model(str(local))
-    assert found is not None and found.source == "local-dir" and found.head_dim == 64
+    assert found is not None and found.source == "local" and found.head_dim == 64
     snapshot = tmp_path / "hub" / "models--acme--m" / "snapshots" / "abc"
     snapshot.mkdir(parents=True)
     (snapshot / "config.json").write_text('{"num_attention_heads": 4}', "utf-8")
@@ -131,7 +131,7 @@ def test_gpu_names(spec: str, name: str, count: int) -> None:
 def test_gpu_count_only_and_unknown_names() -> None:
     assert hardware.parse_gpus("4") == hardware.Hardware(4, None, "--gpus")
     with pytest.raises(servetune.HardwareError) as info:
-        hardware.parse_gpus("2xA100-80G")
+        hardware.parse_gpus("2xA100-80GX")  # "-80G" alone is a memory suffix (test_gpus.py)
     assert info.value.hint == "did you mean A100-80GB?"
 
 

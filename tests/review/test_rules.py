@@ -65,6 +65,9 @@ CASES: list[tuple[str, str, str | None, str | None]] = [
     ("gpu-memory-utilization-range", f"{Q7} --gpu-memory-utilization 0", "1xA100", None),
     ("enforce-eager", f"{Q7} --enforce-eager", "1xA100-80GB", None),
     ("model-unknown", "vllm serve acme/secret-model", "1xA100-80GB", None),
+    ("model-inferred", "vllm serve org/Llama-3-8B-Instruct-Gradient-1048k", "1xH100", None),
+    ("model-inferred", "vllm serve /models/gemma-3-4b-it", "1xL4", None),
+    ("quant-memory-unused", f"{Q7}-AWQ --max-num-seqs 32", "1xA100-80GB", None),
     ("hardware-unknown", Q7, None, None),
     ("hardware-unknown", Q7, "2", None),
 ]
@@ -145,6 +148,8 @@ NEAR_MISSES: list[tuple[str, str, str | None, str | None]] = [
     ("gpu-memory-utilization-range", f"{Q7} --gpu-memory-utilization 1", "1xA100", None),
     ("enforce-eager", f"{Q7} --no-enforce-eager", "1xA100-80GB", None),
     ("model-unknown", Q7, "1xA100-80GB", None),
+    ("model-inferred", Q7, "1xA100-80GB", None),
+    ("model-inferred", "vllm serve acme/secret-model", "1xA100-80GB", None),
     ("hardware-unknown", Q7, "1xA100-80GB", None),
 ]
 
@@ -208,6 +213,23 @@ def test_quant_memory_unused_says_how_many() -> None:
     assert est is not None and est.kv_cache_tokens is not None
     assert f"~{est.kv_cache_tokens // 2048}" in finding.title
     assert "--max-num-seqs is 256" in finding.title
+
+
+def test_quant_memory_unused_on_a_cap_set_on_purpose() -> None:
+    # The example: an AWQ 7B on an 80 GB GPU with --max-num-seqs 32 holds room for
+    # ~300 sequences at 4k; a cap of 32 leaves most of the KV cache idle.
+    report = review(f"{Q7}-AWQ --max-num-seqs 32", "1xA100-80GB")
+    finding = next(f for f in report.findings if f.rule == "quant-memory-unused")
+    est = report.estimate
+    assert est is not None and est.kv_cache_tokens is not None
+    assert 250 <= est.kv_cache_tokens // 4096 <= 350
+    assert "--max-num-seqs 32 leaves about" in finding.title
+    assert (
+        report.corrected_command is not None and "--max-num-seqs 32" not in report.corrected_command
+    )
+    # a cap that uses at least half the cache stays quiet
+    quiet = review(f"{Q7}-AWQ --max-num-seqs 512", "1xA100-80GB")
+    assert "quant-memory-unused" not in {f.rule for f in quiet.findings}
 
 
 def test_removed_flag_names_the_replacement_and_versions() -> None:

@@ -123,7 +123,7 @@ def test_clean_command_starts_with_the_estimated_kv_cache() -> None:
     args = vllm_cpu.base_serve_args(vllm_cpu.free_port())
     report = predicted(args)
     assert error_rules(report) == set()
-    assert report.model is not None and report.model.source == "local-dir"
+    assert report.model is not None and report.model.source == "local"
     assert report.estimate is not None
     outcome = vllm_cpu.run_until_exit(args, timeout_s=240)
     assert outcome.became_ready, vllm_cpu.tail(outcome.log)

@@ -58,12 +58,18 @@ def _mlp_params(m: ModelFacts) -> tuple[int, int]:
         return layers * 3 * hidden * inter, 0
     expert_inter = m.moe_intermediate_size or inter
     moe_layers = layers - m.num_dense_layers
-    dense = m.num_dense_layers * 3 * hidden * inter
+    dense = m.num_dense_layers * 3 * hidden * (m.dense_intermediate_size or inter)
     experts = moe_layers * (m.num_experts or 0) * 3 * hidden * expert_inter
     shared = moe_layers * (
         m.num_shared_experts * 3 * hidden * expert_inter + hidden * (m.num_experts or 0)
     )
     return dense + shared, experts
+
+
+def expert_params(model: ModelFacts) -> int:
+    """Parameters in routed experts (all MoE layers); 0 for a dense model. `plan` reads only
+    the experts a step's tokens are routed to."""
+    return _mlp_params(model)[1]
 
 
 def _quant_bits(method: str, bits: int | None, group: int | None) -> float:

@@ -1,7 +1,9 @@
 """What servetune knows about a checkpoint, read from its `config.json`.
 
-`find_model` looks in order at: an explicit `--model-config` path, a local model directory, the
-local Hugging Face cache, the built-in catalog, and (only when asked) the Hugging Face Hub.
+`find_model` looks in order at: an explicit `--model-config` path or a local model directory
+(source `local`), the local Hugging Face cache (`hf-cache`), the built-in catalog (`catalog`),
+(only when asked) the Hugging Face Hub (`hub`), and last the name itself: a local copy or a
+fine-tune of a catalog checkpoint takes that checkpoint's architecture (`inferred`).
 `model_facts` turns a config mapping into `ModelFacts`; anything it cannot find is None.
 """
 
@@ -10,14 +12,15 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 from servetune import _data
 from servetune.errors import ModelConfigError
+from servetune.review import model_names
 
-ModelSource = Literal["model-config", "local-dir", "hf-cache", "catalog", "hub"]
+ModelSource = Literal["local", "hf-cache", "catalog", "inferred", "hub"]
 
 # vLLM refuses float16 for these model types (numerical instability), 0.11 onwards.
 FLOAT16_REFUSED = frozenset({"gemma2", "gemma3", "gemma3_text", "plamo2", "glm4"})
@@ -107,6 +110,9 @@ class ModelFacts:
     # Sliding-window attention
     sliding_window: int | None = None
     sliding_layers: int = 0  # how many of num_layers use the window
+    dense_intermediate_size: int | None = None  # dense layers of an MoE model, when it differs
+    # source "inferred": the catalog checkpoint whose architecture the name was taken to have
+    inferred_from: str | None = None
 
     @property
     def is_moe(self) -> bool:
@@ -229,6 +235,7 @@ def model_facts(
         window, sliding_layers = None, 0  # a window as long as the context slides nothing
     architectures = config.get("architectures") or text.get("architectures")
     experts = _int(text, "num_local_experts", "num_experts", "n_routed_experts")
+    shared, dense_layers = _moe_layout(text, layers)
     return ModelFacts(
         model_id=model_id,
         source=source,
@@ -250,8 +257,8 @@ def model_facts(
         num_experts=experts if experts else None,
         experts_per_token=_int(text, "num_experts_per_tok", "experts_per_token"),
         moe_intermediate_size=_int(text, "moe_intermediate_size"),
-        num_shared_experts=_int(text, "n_shared_experts") or 0,
-        num_dense_layers=_int(text, "first_k_dense_replace") or 0,
+        num_shared_experts=shared,
+        num_dense_layers=dense_layers,
         kv_lora_rank=_int(text, "kv_lora_rank"),
         q_lora_rank=_int(text, "q_lora_rank"),
         qk_rope_head_dim=_int(text, "qk_rope_head_dim"),
@@ -259,7 +266,29 @@ def model_facts(
         v_head_dim=_int(text, "v_head_dim"),
         sliding_window=window,
         sliding_layers=sliding_layers,
+        dense_intermediate_size=_int(text, "intermediate_size_mlp"),
     )
+
+
+def _moe_layout(text: Mapping[str, object], layers: int | None) -> tuple[int, int]:
+    """(shared experts per MoE layer, dense layers), as each MoE family writes them.
+
+    DeepSeek: n_shared_experts and first_k_dense_replace. Qwen2-MoE: one shared expert of
+    shared_expert_intermediate_size, counted here in moe_intermediate_size units. Llama 4: one
+    shared expert per MoE layer, and every interleave_moe_layer_step-th layer is MoE."""
+    shared = _int(text, "n_shared_experts") or 0
+    shared_size, expert_size = (
+        _int(text, "shared_expert_intermediate_size"),
+        _int(text, "moe_intermediate_size"),
+    )
+    if not shared and shared_size and expert_size:
+        shared = max(1, shared_size // expert_size)
+    dense = _int(text, "first_k_dense_replace") or 0
+    if str(text.get("model_type", "")).startswith("llama4"):
+        shared = shared or 1
+        step = _int(text, "interleave_moe_layer_step") or 1
+        dense = (layers or 0) - (layers or 0) // step
+    return shared, dense
 
 
 # --- where configs come from --------------------------------------------------------------------
@@ -318,6 +347,12 @@ def catalog() -> dict[str, dict[str, object]]:
     return models
 
 
+def catalog_sources() -> dict[str, str]:
+    """Where each catalog entry's config.json came from (a URL or the reference file)."""
+    sources: dict[str, str] = _data.load("catalog.json").get("sources", {})
+    return sources
+
+
 def catalog_id(model_id: str) -> str | None:
     """The catalog's spelling of `model_id` (case-insensitive, known aliases), or None."""
     aliases: dict[str, str] = _data.load("catalog.json")["aliases"]
@@ -351,27 +386,58 @@ def _from_hub(model_id: str, timeout_s: float = 10.0) -> dict[str, object]:
     return data
 
 
-def find_model(  # noqa: PLR0911 - one return per source, in lookup order
-    model_id: str | None, *, model_config: Path | None = None, online: bool = False
-) -> ModelFacts | None:
-    """Find and read the model's config; None when no source knows it (an unknown model)."""
+def infer_model(model_id: str) -> ModelFacts | None:
+    """Facts for a name the catalog lacks, from the catalog checkpoint it is a copy or a
+    fine-tune of (`/models/gemma-3-4b-it`, `org/Llama-3-8B-Instruct-Gradient-1048k`).
+
+    The family fixes the architecture (layers, heads, KV heads, sizes, experts, dtype). A
+    quantization the name announces (`-AWQ`, `-GPTQ-Int8`, `-FP8`) replaces the checkpoint's.
+    The context length is kept only for a copy under the checkpoint's own name: fine-tunes
+    often stretch it (`-1048k`), so for them it is unknown."""
+    found = model_names.match_name(model_id, catalog())
+    if found is None:
+        return None
+    config = dict(catalog()[found.checkpoint])
+    announced = model_names.quantization_in_name(model_id)
+    if announced is not None and not found.exact:
+        config["quantization_config"] = announced
+    facts = model_facts(config, model_id, "inferred", None)
+    return replace(
+        facts,
+        inferred_from=found.checkpoint,
+        max_model_len=facts.max_model_len if found.exact else None,
+        max_len_key=facts.max_len_key if found.exact else None,
+    )
+
+
+def _local(model_id: str, model_config: Path | None) -> ModelFacts | None:
     if model_config is not None:
         path = _config_in(model_config)
         return model_facts(
-            read_config_file(path), model_id or str(model_config), "model-config", str(path)
+            read_config_file(path), model_id or str(model_config), "local", str(path)
         )
-    if model_id is None:
-        return None
     local = Path(model_id).expanduser()
     if (local / "config.json").is_file():
         path = local / "config.json"
-        return model_facts(read_config_file(path), model_id, "local-dir", str(path))
+        return model_facts(read_config_file(path), model_id, "local", str(path))
     cached = _from_hf_cache(model_id)
     if cached is not None:
         return model_facts(read_config_file(cached), model_id, "hf-cache", str(cached))
+    return None
+
+
+def find_model(
+    model_id: str | None, *, model_config: Path | None = None, online: bool = False
+) -> ModelFacts | None:
+    """Find and read the model's config; None when no source knows it (an unknown model)."""
+    if model_config is None and model_id is None:
+        return None
+    found = _local(model_id or "", model_config)
+    if found is not None or model_id is None:
+        return found
     name = catalog_id(model_id)
     if name is not None:
         return model_facts(catalog()[name], name, "catalog", None)
-    if online and "/" in model_id and not local.exists():
+    if online and "/" in model_id and not Path(model_id).expanduser().exists():
         return model_facts(_from_hub(model_id), model_id, "hub", model_id)
-    return None
+    return infer_model(model_id)

@@ -497,16 +497,16 @@ _TYPICAL_CONVERSATION = 2048  # tokens of prompt + answer assumed for quant-memo
 
 @rule("quant-memory-unused", "warning", "--max-num-seqs")
 def quant_memory_unused(ctx: Context) -> Iterator[Hit]:
+    """Memory freed by quantization that the sequence cap never turns into concurrency.
+
+    Fires when the KV cache holds at least twice --max-num-seqs typical conversations, so
+    that most of it can never be in use: on the default cap, and also on a cap set on purpose
+    (an AWQ 7B on an 80 GB GPU with --max-num-seqs 32 has room for ~300 sequences at 4k)."""
     est, s, model = ctx.estimate, ctx.settings, ctx.model
     quantized = (
         model is not None and model.quantization is not None
     ) or s.quantization in _ONLINE_METHODS
-    if (
-        est is None
-        or est.kv_cache_tokens is None
-        or not quantized
-        or "--max-num-seqs" in s.user_set
-    ):
+    if est is None or est.kv_cache_tokens is None or not quantized:
         return
     typical = min(_TYPICAL_CONVERSATION, s.max_model_len or _TYPICAL_CONVERSATION)
     fit = est.kv_cache_tokens // typical
@@ -520,14 +520,11 @@ def quant_memory_unused(ctx: Context) -> Iterator[Hit]:
         "kv_tokens": est.kv_cache_tokens,
         "suggested": suggested,
         "machine": ctx.machine(),
+        "idle_pct": round(100 * (1 - s.max_num_seqs * typical / est.kv_cache_tokens)),
     }
-    yield Hit(
-        "quant-memory-unused",
-        "--max-num-seqs",
-        facts,
-        None,
-        (Edit("--max-num-seqs", str(suggested)),),
-    )
+    variant = "explicit" if "--max-num-seqs" in s.user_set else None
+    edits = (Edit("--max-num-seqs", str(suggested)),)
+    yield Hit("quant-memory-unused", "--max-num-seqs", facts, variant, edits)
 
 
 # --- memory ---------------------------------------------------------------------------------
@@ -630,6 +627,16 @@ def enforce_eager(ctx: Context) -> Iterator[Hit]:
 def model_unknown(ctx: Context) -> Iterator[Hit]:
     if ctx.model is None:
         yield Hit("model-unknown", None, {"model": ctx.command.model or "(none given)"})
+
+
+@rule("model-inferred", "info", None)
+def model_inferred(ctx: Context) -> Iterator[Hit]:
+    model = ctx.model
+    if model is None or model.source != "inferred" or model.inferred_from is None:
+        return
+    facts: dict[str, Fact] = {"model": model.model_id, "taken": model.inferred_from}
+    variant = None if model.max_model_len is None else "copy"
+    yield Hit("model-inferred", None, facts, variant)
 
 
 @rule("hardware-unknown", "info", None)

@@ -344,6 +344,25 @@ TEXTS: dict[str, str] = {
         "of {typical} tokens, but --max-num-seqs stays at {seqs}. Should it be about "
         "{suggested}, and what latency targets should I check?"
     ),
+    "quant-memory-unused:explicit.title": (
+        "--max-num-seqs {seqs} leaves about {idle_pct}% of the KV cache unused "
+        "(room for ~{fit} conversations)"
+    ),
+    "quant-memory-unused:explicit.why": (
+        "The KV cache has room for about {kv_tokens} tokens: about {fit} concurrent "
+        "{typical}-token conversations. With --max-num-seqs {seqs}, at most {seqs} of them run "
+        "at once, so the memory quantization freed mostly sits idle."
+    ),
+    "quant-memory-unused:explicit.fix": (
+        "If the cap was not set for latency on purpose, raise --max-num-seqs (e.g. "
+        "{suggested}) and measure latency before and after; otherwise a smaller GPU or a "
+        "higher-precision checkpoint would serve the same load."
+    ),
+    "quant-memory-unused:explicit.ask_ai": (
+        "On {machine} the KV cache fits about {fit} conversations of {typical} tokens, but I "
+        "set --max-num-seqs {seqs}. Is that cap needed for my latency targets, or should it "
+        "be about {suggested}?"
+    ),
     "model-len-exceeds-model.title": (
         "--max-model-len {asked} is longer than {model} supports ({limit})"
     ),
@@ -432,6 +451,25 @@ TEXTS: dict[str, str] = {
     "model-unknown.fix": (
         "Pass --model-config PATH (config.json or its folder), or --online to fetch it "
         "from the Hugging Face Hub."
+    ),
+    "model-inferred.title": "{model} is not in the catalog: taken to be a fine-tune of {taken}",
+    "model-inferred.why": (
+        "Its name matches {taken}, so the checks on layers, attention and KV heads, sizes, "
+        "experts, dtype and quantization use that checkpoint's config.json. Its context length "
+        "is not assumed (fine-tunes often change it)."
+    ),
+    "model-inferred.fix": (
+        "If that is not its architecture, pass --model-config PATH (its config.json or its "
+        "folder) for an exact review."
+    ),
+    "model-inferred:copy.title": "{model} is taken to be a copy of {taken}",
+    "model-inferred:copy.why": (
+        "The folder or repository carries the checkpoint's own name, so every check uses the "
+        "config.json of {taken}, context length included."
+    ),
+    "model-inferred:copy.fix": (
+        "If the files differ from {taken}, pass --model-config PATH (its config.json or its "
+        "folder) for an exact review."
     ),
     "hardware-unknown.title": "No GPU information: hardware checks skipped",
     "hardware-unknown.why": (

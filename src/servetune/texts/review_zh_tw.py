@@ -327,6 +327,23 @@ TEXTS: dict[str, str] = {
         "但 --max-num-seqs 還停在 {seqs}。是不是應該調到 {suggested} 左右？"
         "我應該用哪些延遲目標（例如 TTFT、TPOT）來驗證？"
     ),
+    "quant-memory-unused:explicit.title": (
+        "--max-num-seqs {seqs} 讓大約 {idle_pct}% 的 KV cache 閒置（其實放得下約 {fit} 段對話）"
+    ),
+    "quant-memory-unused:explicit.why": (
+        "KV cache 大約放得下 {kv_tokens} 個 token，也就是約 {fit} 段 {typical} token 的對話"
+        "同時進行。你把 --max-num-seqs 設成 {seqs}，同時最多只跑 {seqs} 段，"
+        "就像車子換大了卻只載幾位乘客：量化省下的記憶體大多空著。"
+    ),
+    "quant-memory-unused:explicit.fix": (
+        "如果這個上限不是為了延遲刻意設的，就調高 --max-num-seqs（例如 {suggested}），"
+        "並量測調整前後的延遲；不然換小一點的 GPU 或精度較高的模型，也能撐起同樣的負載。"
+    ),
+    "quant-memory-unused:explicit.ask_ai": (
+        "在 {machine} 上，KV cache 大約能容納 {fit} 段 {typical} token 的對話，"
+        "但我把 --max-num-seqs 設成 {seqs}。以我的延遲目標來看，這個上限有必要嗎？"
+        "還是應該調到 {suggested} 左右？"
+    ),
     "model-len-exceeds-model.title": "--max-model-len {asked} 超過 {model} 支援的長度（{limit}）",
     "model-len-exceeds-model.why": (
         "模型的設定檔裡寫的是 {key} = {limit}。vLLM 會拒絕啟動（「User-specified "
@@ -410,6 +427,24 @@ TEXTS: dict[str, str] = {
     "model-unknown.fix": (
         "用 --model-config PATH 指定（config.json 或它所在的資料夾），或加上 --online "
         "從 Hugging Face Hub 抓取。"
+    ),
+    "model-inferred.title": "內建目錄裡沒有 {model}：視為 {taken} 的微調版本",
+    "model-inferred.why": (
+        "它的名稱對得上 {taken}，所以層數、attention 與 KV head、尺寸、專家數、dtype 和量化的"
+        "檢查都沿用那個模型的 config.json。上下文長度不沿用（微調版常會改掉它）。"
+    ),
+    "model-inferred.fix": (
+        "如果它的架構不是這樣，請用 --model-config PATH 指定它自己的 config.json"
+        "（或所在資料夾），才能精確檢查。"
+    ),
+    "model-inferred:copy.title": "{model} 視為 {taken} 的副本",
+    "model-inferred:copy.why": (
+        "資料夾或模型庫用的就是原模型的名稱，所以每一項檢查（包括上下文長度）都沿用 "
+        "{taken} 的 config.json。"
+    ),
+    "model-inferred:copy.fix": (
+        "如果檔案和 {taken} 不同，請用 --model-config PATH 指定它自己的 config.json"
+        "（或所在資料夾），才能精確檢查。"
     ),
     "hardware-unknown.title": "沒有 GPU 資訊：已跳過硬體檢查",
     "hardware-unknown.why": (

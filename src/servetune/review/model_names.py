@@ -1,0 +1,106 @@
+"""Which catalog checkpoint a model name stands for, when the name itself is not in the catalog.
+
+Users serve local copies (`/models/gemma-3-4b-it`), renamed folders (`Mistral-Large-Instruct-
+2407/`) and fine-tunes (`org/Llama-3-8B-Instruct-Gradient-1048k`). Their names keep the family,
+version and size of the checkpoint they came from; this module finds that checkpoint by comparing
+name tokens. It knows names only; `model.find_model` turns a match into facts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# Words after which a catalog name only says "tuned for chat" (the core before them is the
+# family, version and size that fix the architecture).
+_CHAT_WORDS = frozenset({"instruct", "it", "chat", "hf", "base"})
+# Size words that make a core specific enough without a parameter count.
+_SIZE_WORDS = frozenset({"large", "small", "medium", "mini", "nemo", "lite", "tiny", "scout"})
+_SPLIT = re.compile(r"[-_\s]+|(?<=[a-z])(?=\d)")
+_PARAMS = re.compile(r"^\d+(\.\d+)?[bm]$")  # a parameter count: 7b, 0.5b, 135m
+
+
+@dataclass(frozen=True)
+class NameMatch:
+    """A catalog checkpoint a name was taken to be."""
+
+    checkpoint: str
+    exact: bool  # the name is the checkpoint's own name (a local copy), not a derivative
+
+
+def tokens(name: str) -> tuple[str, ...]:
+    """`Meta-Llama-3.1-8B-Instruct` -> (llama, 3.1, 8b, instruct): lower case, `meta-` dropped,
+    family names split from their version (`qwen2.5` -> qwen, 2.5)."""
+    text = name.strip().lower().removeprefix("meta-")
+    return tuple(t for t in _SPLIT.split(text) if t)
+
+
+def last_part(model: str) -> str:
+    """The name part of a hub id or a path: `org/X`, `/models/X/`, `./X` -> `X`."""
+    parts = [p for p in re.split(r"[\\/]+", model.strip()) if p and p != "."]
+    return parts[-1] if parts else model.strip()
+
+
+def _core(name_tokens: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The tokens before the first chat word, when they still pin down a size."""
+    for i, token in enumerate(name_tokens):
+        if token in _CHAT_WORDS:
+            core = name_tokens[:i]
+            specific = any(any(c.isdigit() for c in t) or t in _SIZE_WORDS for t in core[1:])
+            return core if len(core) >= 2 and specific else None
+    return None
+
+
+def _contains(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bool:
+    size = len(needle)
+    return any(haystack[i : i + size] == needle for i in range(len(haystack) - size + 1))
+
+
+def _score(wanted: tuple[str, ...], checkpoint: str) -> float:
+    """How much of `wanted` one catalog checkpoint explains (0: unrelated).
+
+    A match that includes a parameter count outweighs one that does not (`DeepSeek-R1-0528-
+    Qwen3-8B` is a Qwen3-8B); the whole name beats its core at equal length; a shorter
+    checkpoint name wins ties among cores (the base model)."""
+    own = tokens(last_part(checkpoint))
+    core = _core(own)
+    if _contains(wanted, own):
+        matched, bonus = own, 0.5
+    elif core is not None and _contains(wanted, core):
+        matched, bonus = core, -0.01 * (len(own) - len(core))
+    else:
+        return 0.0
+    sized = 2.0 if any(_PARAMS.match(t) for t in matched) else 0.0
+    return len(matched) + bonus + sized
+
+
+def match_name(model: str, checkpoints: Iterable[str]) -> NameMatch | None:
+    """The catalog checkpoint that `model` (a hub id or a path) is a copy or fine-tune of."""
+    wanted = tokens(last_part(model))
+    if not wanted:
+        return None
+    best, best_score = None, 0.0
+    for checkpoint in sorted(checkpoints):
+        score = _score(wanted, checkpoint)
+        if score > best_score:
+            best, best_score = checkpoint, score
+    if best is None:
+        return None
+    return NameMatch(best, tokens(last_part(best)) == wanted)
+
+
+def quantization_in_name(model: str) -> dict[str, object] | None:
+    """The quantization a name announces (`-AWQ`, `-GPTQ-Int8`, `-FP8`, `-bnb-4bit`), written as
+    the `quantization_config` such checkpoints carry; None when the name says nothing."""
+    text = last_part(model).lower()
+    bits = 8 if re.search(r"int8|8-?bit|w8a16", text) else 4
+    if "awq" in text:
+        return {"quant_method": "awq", "bits": 4, "group_size": 128}
+    if "gptq" in text:
+        return {"quant_method": "gptq", "bits": bits, "group_size": 128}
+    if "fp8" in text:
+        return {"quant_method": "fp8"}
+    if "bnb" in text or re.search(r"[48]-?bit", text):
+        return {"quant_method": "bitsandbytes", "bits": bits}
+    return None
