@@ -96,6 +96,53 @@ class SimResult:
     peak_running: int
     peak_waiting: int
     duration_s: float
+    mean_step: Step | None = None  # the average step's work (for the bound)
+    kv_peak_fraction: float | None = None  # most KV blocks in use at once / all blocks
+    budget_full_fraction: float = 0.0  # share of steps that used the whole token budget
+    queued_with_free_seats: float = 0.0  # share of steps with requests waiting and seats free
+
+
+@dataclass
+class _Totals:
+    """Running sums over steps, for the averages a `SimResult` reports."""
+
+    steps: int = 0
+    prefill_tokens: int = 0
+    prefill_attention: float = 0.0
+    decode_seqs: int = 0
+    decode_context: int = 0
+    running: int = 0
+    peak_running: int = 0
+    peak_waiting: int = 0
+    min_free_blocks: float = math.inf
+    budget_full: int = 0
+    queued_with_free_seats: int = 0
+
+    def add(self, step: Step, engine: _Engine, used_budget: int) -> None:
+        self.steps += 1
+        self.prefill_tokens += step.prefill_tokens
+        self.prefill_attention += step.prefill_attention
+        self.decode_seqs += step.decode_seqs
+        self.decode_context += step.decode_context
+        self.running += step.running
+        self.peak_running = max(self.peak_running, len(engine.running))
+        self.peak_waiting = max(self.peak_waiting, len(engine.waiting))
+        self.min_free_blocks = min(self.min_free_blocks, engine.free_blocks)
+        self.budget_full += used_budget >= engine.limits.max_num_batched_tokens
+        seats = len(engine.running) < engine.limits.max_num_seqs
+        self.queued_with_free_seats += bool(engine.waiting) and seats
+
+    def mean_step(self) -> Step | None:
+        if not self.steps:
+            return None
+        n = self.steps
+        return Step(
+            self.prefill_tokens // n,
+            self.prefill_attention / n,
+            round(self.decode_seqs / n),
+            self.decode_context // n,
+            round(self.running / n),
+        )
 
 
 @dataclass(eq=False)  # identity, not field equality: the scheduler looks requests up often
@@ -137,7 +184,6 @@ def _open_loop_arrivals(load: Load, rng: random.Random) -> list[float]:
 @dataclass
 class _Engine:
     limits: Limits
-    cost: StepCost
     free_blocks: float
     waiting: deque[_Req] = field(default_factory=deque)
     running: list[_Req] = field(default_factory=list)
@@ -250,15 +296,15 @@ def _total_blocks(limits: Limits) -> float:
 def simulate_continuous(load: Load, limits: Limits, cost: StepCost) -> SimResult:
     """Continuous batching as vLLM V1 does it (module docstring)."""
     rng = random.Random(load.seed)
-    engine = _Engine(limits, cost, _total_blocks(limits))
+    blocks = _total_blocks(limits)
+    engine = _Engine(limits, blocks)
     arrivals: list[tuple[float, int]] = []  # (time, sequence number)
     closed = load.concurrency is not None
     first = min(load.concurrency or 0, load.num_prompts) if closed else load.num_prompts
     times = [0.0] * first if closed else _open_loop_arrivals(load, rng)
     for i, t in enumerate(times):
         heapq.heappush(arrivals, (t, i))
-    issued, finished = len(times), list[Finished]()
-    now, steps, running_sum, peak_running, peak_waiting = 0.0, 0, 0, 0, 0
+    issued, finished, totals, now = len(times), list[Finished](), _Totals(), 0.0
     while len(finished) < load.num_prompts:
         while arrivals and arrivals[0][0] <= now:
             t, _ = heapq.heappop(arrivals)
@@ -271,24 +317,33 @@ def simulate_continuous(load: Load, limits: Limits, cost: StepCost) -> SimResult
         plan = engine.schedule()
         if not plan:  # nothing fits at all: one request longer than the whole KV cache
             break
-        now += cost(engine.step_work(plan))
-        steps += 1
-        running_sum += len(engine.running)
-        peak_running = max(peak_running, len(engine.running))
-        peak_waiting = max(peak_waiting, len(engine.waiting))
+        step = engine.step_work(plan)
+        now += cost(step)
+        totals.add(step, engine, sum(n for _, n in plan))
         for req in engine.advance(plan, now):
             finished.append(_finished(req, now))
             if closed and issued < load.num_prompts:
                 heapq.heappush(arrivals, (now, issued))
                 issued += 1
+    return _result(finished, totals, engine, blocks, now)
+
+
+def _result(
+    finished: list[Finished], totals: _Totals, engine: _Engine, blocks: float, now: float
+) -> SimResult:
+    steps = totals.steps
     return SimResult(
         requests=tuple(finished),
         steps=steps,
         preemptions=engine.preemptions,
-        mean_running=running_sum / steps if steps else 0.0,
-        peak_running=peak_running,
-        peak_waiting=peak_waiting,
+        mean_running=totals.running / steps if steps else 0.0,
+        peak_running=totals.peak_running,
+        peak_waiting=totals.peak_waiting,
         duration_s=now,
+        mean_step=totals.mean_step(),
+        kv_peak_fraction=None if math.isinf(blocks) else 1 - totals.min_free_blocks / blocks,
+        budget_full_fraction=totals.budget_full / steps if steps else 0.0,
+        queued_with_free_seats=totals.queued_with_free_seats / steps if steps else 0.0,
     )
 
 

@@ -1,0 +1,235 @@
+"""One configuration under one load: the prediction, what bounds it, and whether it meets the
+targets. The configuration is what `check` understood of a serve command on some GPUs; the load
+is closed-loop users or open-loop arrivals, as `bench` sends them."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from servetune.errors import UsageError
+from servetune.measure import metrics
+from servetune.plan import step_time
+from servetune.plan.simulate import Limits, Load, SimResult, simulate_continuous, simulate_static
+from servetune.review.check import Report
+
+Bound = Literal[
+    "kv-cache",
+    "max-num-seqs",
+    "max-num-batched-tokens",
+    "compute",
+    "memory-bandwidth",
+    "interconnect",
+]
+Verdict = Literal["meets", "fails", "marginal"]
+SLO_KEYS = ("ttft", "tpot", "itl", "e2el")
+MARGINAL = 0.10  # within 10% of a target
+SEARCH_CAP = 4096  # the most users the capacity search tries
+
+
+@dataclass(frozen=True)
+class Slo:
+    """Latency targets in ms on one percentile (p99 unless said); None: no target."""
+
+    ttft_ms: float | None = None
+    tpot_ms: float | None = None
+    e2el_ms: float | None = None
+    percentile: int = 99
+
+    @property
+    def empty(self) -> bool:
+        return self.ttft_ms is None and self.tpot_ms is None and self.e2el_ms is None
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The contract's `prediction` object."""
+
+    output_throughput: float
+    request_throughput: float
+    mean_ttft_ms: float
+    p99_ttft_ms: float
+    mean_tpot_ms: float
+    p99_tpot_ms: float
+    mean_e2el_ms: float
+    kv_cache_tokens: int | None
+    max_concurrency_meeting_slo: int | None
+    qps_per_gpu: float | None
+    # what the SLO percentile of each metric is (p99 by default; kept for the verdict)
+    slo_ttft_ms: float | None = None
+    slo_tpot_ms: float | None = None
+    slo_e2el_ms: float | None = None
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A configuration ready to simulate."""
+
+    report: Report
+    limits: Limits
+    cost: step_time.StepTime
+    gpus: int
+
+
+def setup(report: Report, efficiency: step_time.Efficiency | None = None) -> Setup:
+    """The simulator's view of a checked command; raises when the model or GPU is unknown."""
+    model, machine, est, s = report.model, report.hardware, report.estimate, report.settings
+    if model is None:
+        raise UsageError(
+            f"plan needs the model's facts and {report.command.model!r} is not known",
+            "pass --model-config PATH/config.json",
+        )
+    if machine is None or machine.spec is None or est is None:
+        raise UsageError("plan needs the GPU model", "pass --gpus, e.g. --gpus 1xH100-80GB")
+    fp8 = s.quantization == "fp8" or (model.quantization and model.quantization.method == "fp8")
+    capable = (machine.spec.capability or 0) >= 89
+    device = step_time.device(machine.spec, fp8_compute=bool(fp8) and capable)
+    cost = step_time.StepTime(
+        step_time.work(model, s, est.kv_bytes_per_token_per_gpu),
+        device,
+        efficiency or step_time.Efficiency(),
+        eager=s.enforce_eager,
+    )
+    limits = Limits(
+        max_num_seqs=s.max_num_seqs,
+        max_num_batched_tokens=s.max_num_batched_tokens or 8192,
+        kv_cache_tokens=est.kv_cache_tokens,
+        block_size=s.block_size,
+        chunked_prefill=s.chunked_prefill,
+    )
+    return Setup(report, limits, cost, max(s.gpus_needed, 1))
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else math.nan
+
+
+def _percentile(values: Sequence[float], p: int) -> float:
+    return metrics.percentile(sorted(values), p) if values else math.nan
+
+
+def summarise(sim: SimResult, setup_: Setup, slo: Slo) -> Prediction:
+    """The prediction's numbers from one simulated run (no capacity search)."""
+    reqs = sim.requests
+    duration = sim.duration_s or math.nan
+    ttft = [1000 * (r.first_token - r.arrival) for r in reqs]
+    tpot = [
+        1000 * (r.finish - r.first_token) / (r.output_len - 1) for r in reqs if r.output_len > 1
+    ]
+    e2el = [1000 * (r.finish - r.arrival) for r in reqs]
+    p = slo.percentile
+    return Prediction(
+        output_throughput=sum(r.output_len for r in reqs) / duration,
+        request_throughput=len(reqs) / duration,
+        mean_ttft_ms=_mean(ttft),
+        p99_ttft_ms=_percentile(ttft, 99),
+        mean_tpot_ms=_mean(tpot),
+        p99_tpot_ms=_percentile(tpot, 99),
+        mean_e2el_ms=_mean(e2el),
+        kv_cache_tokens=setup_.limits.kv_cache_tokens,
+        max_concurrency_meeting_slo=None,
+        qps_per_gpu=None,
+        slo_ttft_ms=_percentile(ttft, p),
+        slo_tpot_ms=_percentile(tpot, p) if tpot else 0.0,
+        slo_e2el_ms=_percentile(e2el, p),
+    )
+
+
+def verdict(prediction: Prediction, slo: Slo) -> Verdict | None:
+    """`fails` when a target is missed, `marginal` when within 10% of one, else `meets`."""
+    if slo.empty:
+        return None
+    pairs = [
+        (prediction.slo_ttft_ms, slo.ttft_ms),
+        (prediction.slo_tpot_ms, slo.tpot_ms),
+        (prediction.slo_e2el_ms, slo.e2el_ms),
+    ]
+    ratios = [got / target for got, target in pairs if target is not None and got is not None]
+    if any(math.isnan(r) or r > 1 for r in ratios):
+        return "fails"
+    return "marginal" if any(r > 1 - MARGINAL for r in ratios) else "meets"
+
+
+def run(setup_: Setup, load: Load) -> SimResult:
+    return simulate_continuous(load, setup_.limits, setup_.cost)
+
+
+def run_static(setup_: Setup, load: Load) -> SimResult:
+    return simulate_static(load, setup_.limits, setup_.cost)
+
+
+def _probe_load(load: Load, users: int) -> Load:
+    """A closed-loop load of `users`, with enough requests for a stable p99."""
+    count = min(max(200, 6 * users), 3000)
+    return replace(load, concurrency=users, request_rate=None, num_prompts=count)
+
+
+def _meets(setup_: Setup, load: Load, users: int, slo: Slo) -> tuple[bool, Prediction]:
+    sim = run(setup_, _probe_load(load, users))
+    prediction = summarise(sim, setup_, slo)
+    return verdict(prediction, slo) in ("meets", "marginal"), prediction
+
+
+def capacity(setup_: Setup, load: Load, slo: Slo) -> tuple[int | None, Prediction | None]:
+    """The most closed-loop users whose latencies meet every target (grow x2, then bisect), and
+    the prediction there; (None, None) when even one user misses."""
+    ok, at_one = _meets(setup_, load, 1, slo)
+    if not ok:
+        return None, None
+    good, good_pred, bad = 1, at_one, None
+    while bad is None and good < SEARCH_CAP:
+        trial = min(good * 2, SEARCH_CAP)
+        ok, pred = _meets(setup_, load, trial, slo)
+        if ok:
+            good, good_pred = trial, pred
+        else:
+            bad = trial
+    while bad is not None and bad - good > max(1, good // 32):
+        mid = (good + bad) // 2
+        ok, pred = _meets(setup_, load, mid, slo)
+        if ok:
+            good, good_pred = mid, pred
+        else:
+            bad = mid
+    return good, good_pred
+
+
+def bound(setup_: Setup, sim: SimResult) -> Bound:
+    """What limits the configuration under this load (the contract's `bound`)."""
+    limits = setup_.limits
+    kv_full = sim.kv_peak_fraction is not None and sim.kv_peak_fraction >= 0.95
+    if sim.preemptions > 0 or (kv_full and sim.queued_with_free_seats > 0.1):
+        return "kv-cache"
+    if sim.peak_running >= limits.max_num_seqs and sim.peak_waiting > 0:
+        return "max-num-seqs"
+    if sim.budget_full_fraction > 0.5 and sim.queued_with_free_seats > 0.1:
+        return "max-num-batched-tokens"
+    if sim.mean_step is None:
+        return "memory-bandwidth"
+    _, memory, compute, comm = setup_.cost.parts(sim.mean_step)
+    if comm > max(memory, compute):
+        return "interconnect"
+    return "compute" if compute > memory else "memory-bandwidth"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Everything `plan` says about one configuration under one load."""
+
+    prediction: Prediction
+    verdict: Verdict | None
+    bound: Bound
+    sim: SimResult
+
+
+def predict(setup_: Setup, load: Load, slo: Slo) -> Outcome:
+    """Simulate the load, name the bound, and (with targets) search the capacity."""
+    sim = run(setup_, load)
+    prediction = summarise(sim, setup_, slo)
+    if not slo.empty:
+        users, at_capacity = capacity(setup_, load, slo)
+        qps = at_capacity.request_throughput / setup_.gpus if at_capacity else None
+        prediction = replace(prediction, max_concurrency_meeting_slo=users, qps_per_gpu=qps)
+    return Outcome(prediction, verdict(prediction, slo), bound(setup_, sim), sim)
