@@ -64,11 +64,15 @@ def _placement(facts: Facts) -> Facts:
 def _shape(facts: Facts) -> Facts:
     """Which tensor-parallel sizes keep the layer's share a multiple of the kernel's tile."""
     size, tile, tp = facts.get("size"), facts.get("tile"), facts.get("tp")
-    if size is None or tile is None or tp is None:
+    if size is None or tile is None:
+        return {"variant": "aligned"}
+    if tp is None:
         return {}
-    width = int(size) * int(tp)  # the whole layer: every GPU got size of it
+    width = int(size) * int(tp)  # the whole layer: every GPU got `size` of it
     fits = [t for t in (1, 2, 4, 8, 16) if width % t == 0 and (width // t) % int(tile) == 0]
-    return {"width": str(width), "valid": ", ".join(map(str, fits)) or "none"}
+    if not fits:
+        return {}
+    return {"variant": "sizes", "width": str(width), "valid": ", ".join(map(str, fits))}
 
 
 def _no_room(facts: Facts) -> Facts:

@@ -20,18 +20,18 @@ How a failure is read:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from servetune import texts
 from servetune.launch import diagnoses
 from servetune.launch.diagnoses import Hit
 from servetune.texts import Language
-from servetune.texts.doctor_en import EN, DoctorText
 from servetune.vllm import log as vllm_log
 from servetune.vllm.log import LogLine, Reported
 
-__all__ = ["EN", "Diagnosis", "DoctorReport", "Reported", "diagnose", "table"]
+__all__ = ["Diagnosis", "DoctorReport", "Reported", "diagnose"]
 
 Status = Literal["ready", "failed", "starting"]
 
@@ -175,26 +175,16 @@ class _Lenient(dict[str, str]):
         return "?"
 
 
-def table(language: Language) -> Mapping[str, DoctorText]:
-    """The texts of the diagnoses, keyed `id` or `id:variant`."""
-    if language == "zh-TW":
-        from servetune.texts.doctor_zh_tw import ZH_TW
-
-        return ZH_TW
-    return EN
-
-
-def _render(hit: Hit, texts: Mapping[str, DoctorText]) -> Diagnosis:
+def _render(hit: Hit, language: Language) -> Diagnosis:
     key = f"{hit.id}:{hit.variant}" if hit.variant else hit.id
-    text = texts.get(key) or texts[hit.id]
+    if not texts.has("doctor", f"{key}.title"):
+        key = hit.id
     facts = _Lenient(hit.facts)
-    return Diagnosis(
-        id=hit.id,
-        title=text["title"].format_map(facts),
-        why=text["why"].format_map(facts),
-        fix=text["fix"].format_map(facts),
-        evidence=hit.evidence,
+    title, why, fix = (
+        texts.get("doctor", f"{key}.{field}", language).format_map(facts)
+        for field in ("title", "why", "fix")
     )
+    return Diagnosis(id=hit.id, title=title, why=why, fix=fix, evidence=hit.evidence)
 
 
 # --- the verdict --------------------------------------------------------------------------------
@@ -231,5 +221,5 @@ def diagnose(text: str, language: Language = "en") -> DoctorReport:
         hits.sort(key=lambda hit: root not in hit.evidence)  # stable: priority order otherwise
     if status == "failed" and not hits:
         hits = [Hit("engine-init-failed", None, {}, root or "")]
-    rendered = tuple(_render(hit, table(language)) for hit in hits)
+    rendered = tuple(_render(hit, language) for hit in hits)
     return DoctorReport(status, root, rendered, reported)
