@@ -218,7 +218,7 @@ async def _run_with_signals(config: object, progress: object) -> object:
 def run(ns: argparse.Namespace, stdout: TextIO) -> int:
     from servetune.measure import results
     from servetune.measure.bench import BenchRun
-    from servetune.render import check as render
+    from servetune.render import bench as render
 
     config = build_config(ns)
     live = _LiveLine(sys.stderr) if sys.stderr.isatty() and ns.format == "text" else None

@@ -1,0 +1,145 @@
+"""`bench`'s terminal views: the live line, and the final table laid out like `vllm bench
+serve`'s (50 columns, labels left, values right) followed by servetune's own notes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from servetune import texts
+from servetune.render.check import display_width, wrap
+from servetune.texts import Language
+
+TABLE_WIDTH = 50
+_LATENCIES = ("ttft", "tpot", "itl", "e2el")
+_LATENCY_NAMES = {"ttft": "TTFT", "tpot": "TPOT", "itl": "ITL", "e2el": "E2EL"}
+
+
+def _t(key: str, lang: Language, **facts: object) -> str:
+    return texts.format("bench", key, lang, **facts)
+
+
+def live_line(
+    *,
+    elapsed_s: float,
+    done: int,
+    total: int | None,
+    failed: int,
+    in_flight: int,
+    tokens_per_s: float,
+    language: Language = "en",
+) -> str:
+    """The status line shown (and rewritten in place) while a run goes."""
+    return _t(
+        "live",
+        language,
+        elapsed=f"{elapsed_s:6.1f}",
+        done=done,
+        total=f"/{total}" if total else "",
+        failed=failed,
+        in_flight=in_flight,
+        rate=f"{tokens_per_s:,.0f}",
+    )
+
+
+def _centre(title: str, fill: str) -> str:
+    """`title` centred in the table's width, like `f"{title:=^50}"` but counting wide characters
+    as two columns."""
+    room = max(0, TABLE_WIDTH - display_width(title))
+    left = room // 2
+    return fill * left + title + fill * (room - left)
+
+
+def _row(label: str, value: object, lang: Language, digits: int = 2) -> str:
+    if value is None:
+        shown = _t("na", lang)
+    elif isinstance(value, float):
+        shown = f"{value:.{digits}f}"
+    else:
+        shown = str(value)
+    gap = max(0, 40 - display_width(label)) + max(0, 10 - display_width(shown))
+    return label + " " * gap + shown
+
+
+def _latency_rows(doc: Mapping[str, Any], name: str, lang: Language) -> list[str]:
+    metric = _LATENCY_NAMES[name]
+    lines = [_centre(_t(f"latency.{name}", lang), "-")]
+    lines.append(_row(_t("latency.mean", lang, metric=metric), doc.get(f"mean_{name}_ms"), lang))
+    median = _t("latency.median", lang, metric=metric)
+    lines.append(_row(median, doc.get(f"median_{name}_ms"), lang))
+    for p in (90, 95, 99):
+        label = _t("latency.percentile", lang, metric=metric, p=p)
+        lines.append(_row(label, doc.get(f"p{p}_{name}_ms"), lang))
+    return lines
+
+
+def _counts(doc: Mapping[str, Any], lang: Language) -> list[str]:
+    rows = [
+        ("completed", doc["completed"]),
+        ("failed", doc["failed"]),
+        ("duration", doc["duration"]),
+        ("input_tokens", doc["total_input_tokens"]),
+        ("output_tokens", doc["total_output_tokens"]),
+        ("request_throughput", doc["request_throughput"]),
+    ]
+    if doc.get("request_goodput") is not None:
+        rows.append(("request_goodput", doc["request_goodput"]))
+    rows += [
+        ("output_throughput", doc["output_throughput"]),
+        ("peak_output_throughput", doc["max_output_tokens_per_s"]),
+        ("peak_concurrency", doc["max_concurrent_requests"]),
+        ("total_throughput", doc["total_token_throughput"]),
+    ]
+    return [_row(_t(f"row.{key}", lang), value, lang) for key, value in rows]
+
+
+def bench_text(doc: Mapping[str, Any], path: str | None, language: Language = "en") -> str:
+    """The final table, laid out like `vllm bench serve`'s, then servetune's own checks."""
+    block = doc["servetune"]
+    lines = [_centre(_t("title", language), "=")]
+    if block.get("partial"):
+        lines.append(_t("partial", language))
+    lines += _counts(doc, language)
+    for name in _LATENCIES:
+        lines += _latency_rows(doc, name, language)
+    lines.append("=" * TABLE_WIDTH)
+    lines += _notes(block, language)
+    if path:
+        lines.append(_t("note.written", language, path=path))
+    return "\n".join(lines) + "\n"
+
+
+def _notes(block: Mapping[str, Any], lang: Language) -> list[str]:
+    notes: list[str] = []
+    if block.get("errors_by_kind"):
+        kinds = ", ".join(f"{k} {v}" for k, v in sorted(block["errors_by_kind"].items()))
+        notes.append(_t("note.errors", lang, kinds=kinds))
+    client = block["client"]
+    lag = client["send_lag_s"]["percentiles"].get("99")
+    if lag is not None:
+        notes.append(_t("note.send_lag", lang, ms=f"{lag * 1000:.2f}"))
+    if client["saturated"]:
+        limit_ms = f"{client['lag_limit_s'] * 1000:g}"
+        notes += wrap(_t("note.saturated", lang, limit_ms=limit_ms), "")
+    goodput = block.get("goodput")
+    if goodput and goodput.get("good_share") is not None:
+        notes.append(_t("note.good_share", lang, percent=f"{goodput['good_share'] * 100:.1f}"))
+    summary = block["server_metrics"].get("summary")
+    if summary:
+        notes.append(_server_note(summary, lang))
+    return notes
+
+
+def _server_note(summary: Mapping[str, Any], lang: Language) -> str:
+    def num(value: float | None) -> str:
+        return _t("na", lang) if value is None else f"{value:g}"
+
+    kv = summary["peak_kv_cache_usage"]
+    return _t(
+        "note.server",
+        lang,
+        running=num(summary["peak_running"]),
+        waiting=num(summary["peak_waiting"]),
+        kv_cache=_t("na", lang) if kv is None else f"{kv:.0%}",
+        preemptions=num(summary["preemptions"]),
+    )
