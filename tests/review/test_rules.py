@@ -37,6 +37,13 @@ CASES: list[tuple[str, str, str | None, str | None]] = [
     ("quant-on-unquantized", f"{Q7} --quantization gptq", "1xA100-80GB", None),
     ("quant-method-mismatch", f"{Q7}-AWQ --quantization gptq", "1xA100-80GB", None),
     ("quant-unsupported-gpu", f"{Q7}-AWQ", "1xV100", None),
+    ("quant-unneeded", f"{Q7}-AWQ --max-model-len 4096 --max-num-seqs 64", "1xH100", None),
+    (
+        "quant-unneeded",
+        f"{Q7} --quantization fp8 --max-model-len 4096 --max-num-seqs 64",
+        "1xA100-80GB",
+        None,
+    ),
     ("quant-unsupported-gpu", "vllm serve Qwen/Qwen3-8B-FP8", "1xT4", "0.11.0"),
     ("fp8-weight-only", "vllm serve Qwen/Qwen3-8B-FP8", "1xA100-80GB", None),
     ("fp8-weight-only", f"{Q7} --quantization fp8", "1xA10G", None),
@@ -73,6 +80,21 @@ CASES: list[tuple[str, str, str | None, str | None]] = [
 ]
 
 NEAR_MISSES: list[tuple[str, str, str | None, str | None]] = [
+    # the original 72B does not fit one H100; FP8 on Hopper is for speed; gpt-oss has no original
+    (
+        "quant-unneeded",
+        "vllm serve Qwen/Qwen2.5-72B-Instruct-AWQ --max-model-len 8192",
+        "1xH100",
+        None,
+    ),
+    (
+        "quant-unneeded",
+        f"{Q7} --quantization fp8 --max-model-len 4096 --max-num-seqs 64",
+        "1xH100",
+        None,
+    ),
+    ("quant-unneeded", "vllm serve openai/gpt-oss-20b --max-num-seqs 8", "1xH100", None),
+    ("quant-unneeded", f"{Q7}-AWQ --max-model-len 4096 --max-num-seqs 64", "1xL4", None),
     ("dash-typo", f"{Q7} --max-model-len 4096", "1xA100-80GB", None),
     ("unknown-flag", f"{Q7} --max-num-seqs 64 -tp 1", "1xA100-80GB", None),
     ("unknown-flag", f"{Q7} --kv-cache-memory-bytes 1G", "1xA100-80GB", "0.11.0"),

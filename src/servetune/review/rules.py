@@ -8,9 +8,10 @@ concerns are part of its registration, so they are stable across languages and r
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from servetune.review import capacity
 from servetune.review.capacity import Estimate
 from servetune.review.hardware import Hardware
 from servetune.review.model import FLOAT16_REFUSED, ModelFacts
@@ -525,6 +526,51 @@ def quant_memory_unused(ctx: Context) -> Iterator[Hit]:
     variant = "explicit" if "--max-num-seqs" in s.user_set else None
     edits = (Edit("--max-num-seqs", str(suggested)),)
     yield Hit("quant-memory-unused", "--max-num-seqs", facts, variant, edits)
+
+
+_NATIVE_FP8_CAPABILITY = 89  # Ada and Hopper and newer run FP8 GEMMs: there FP8 is for speed
+
+
+def _original_estimate(ctx: Context) -> Estimate | None:
+    """The estimate for the same serve flags on the original (unquantized) checkpoint."""
+    model, hw = ctx.model, ctx.hardware
+    if model is None or hw is None or hw.spec is None:
+        return None
+    plain_model = replace(model, quantization=None)
+    dtype = ctx.settings.dtype or "bfloat16"
+    plain_settings = replace(ctx.settings, quantization=None, dtype=dtype)
+    return capacity.estimate(plain_model, plain_settings, hw.spec.memory_gib)
+
+
+@rule("quant-unneeded", "warning", "--quantization")
+def quant_unneeded(ctx: Context) -> Iterator[Hit]:
+    """Quantized although the original checkpoint would fit with room for every sequence the
+    server runs at once (--max-num-seqs at a typical conversation): the seed's "don't quantize
+    just to save". Not when the original does not fit, and not for FP8 on GPUs with native FP8
+    GEMMs (compute capability >= 8.9), where the speed-up is the point."""
+    model, s, hw = ctx.model, ctx.settings, ctx.hardware
+    method = _effective_method(ctx)
+    if model is None or method is None or method == "mxfp4" or hw is None or hw.spec is None:
+        return  # gpt-oss ships MXFP4 only: there is no original to fall back to
+    native_fp8 = (hw.spec.capability or 0) >= _NATIVE_FP8_CAPABILITY
+    if _family(method) == "fp8" and native_fp8:
+        return
+    original = _original_estimate(ctx)
+    if original is None or not original.kv_cache_tokens or original.kv_cache_tokens <= 0:
+        return
+    typical = min(_TYPICAL_CONVERSATION, s.max_model_len or _TYPICAL_CONVERSATION)
+    needed = s.max_num_seqs * typical
+    if original.kv_cache_tokens < needed:
+        return
+    facts: dict[str, Fact] = {
+        "method": method,
+        "weights": round(original.weights_gib_per_gpu, 1),
+        "kv_tokens": original.kv_cache_tokens,
+        "seqs": s.max_num_seqs,
+        "typical": typical,
+        "machine": ctx.machine(),
+    }
+    yield Hit("quant-unneeded", "--quantization", facts)
 
 
 # --- memory ---------------------------------------------------------------------------------

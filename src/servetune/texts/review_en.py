@@ -328,6 +328,25 @@ TEXTS: dict[str, str] = {
         "--max-num-batched-tokens {mbt} is smaller than --max-num-seqs {seqs}, which "
         "vLLM rejects. Which of the two did you mean to change?"
     ),
+    "quant-unneeded.title": (
+        "{method} quantization is not needed here: the original checkpoint fits with room to "
+        "spare"
+    ),
+    "quant-unneeded.why": (
+        "On {machine} the original weights take about {weights} GiB per GPU and still leave a "
+        "KV cache of about {kv_tokens} tokens: every one of the {seqs} sequences the server "
+        "runs at once fits at {typical} tokens. Quantizing to save memory that is not short "
+        "costs accuracy (most for math, code and careful reasoning) for little throughput."
+    ),
+    "quant-unneeded.fix": (
+        "Serve the original checkpoint, or measure what the quantization costs first: "
+        "`servetune quality --before URL --after URL --model ORIGINAL --model-after QUANTIZED`."
+    ),
+    "quant-unneeded.ask_ai": (
+        "The original model fits on {machine} with room for {seqs} sequences of {typical} "
+        "tokens, so why quantize with {method}? What accuracy would we lose on our tasks, and "
+        "how much throughput would we really gain?"
+    ),
     "quant-memory-unused.title": (
         "Quantization freed memory for ~{fit} conversations, but --max-num-seqs is {seqs}"
     ),

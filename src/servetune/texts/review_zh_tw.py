@@ -313,6 +313,21 @@ TEXTS: dict[str, str] = {
         "--max-num-batched-tokens {mbt} 比 --max-num-seqs {seqs} 還小，vLLM 不接受。"
         "這兩個參數，你原本想改的是哪一個？"
     ),
+    "quant-unneeded.title": "這裡不需要 {method} 量化：原始模型放得下，而且還有餘裕",
+    "quant-unneeded.why": (
+        "在 {machine} 上，原始權重每張 GPU 約佔 {weights} GiB，之後仍有約 {kv_tokens} token 的 "
+        "KV cache：伺服器同時處理的 {seqs} 個序列，每個以 {typical} token 計都放得下。"
+        "為了省其實不缺的記憶體而量化，會犧牲準確度（數學、程式與需要仔細推理的任務影響最大），"
+        "吞吐量卻增加有限。"
+    ),
+    "quant-unneeded.fix": (
+        "改用原始模型，或先量一下量化的代價："
+        "`servetune quality --before URL --after URL --model ORIGINAL --model-after QUANTIZED`。"
+    ),
+    "quant-unneeded.ask_ai": (
+        "原始模型在 {machine} 上放得下，還能同時容納 {seqs} 個 {typical} token 的序列，"
+        "為什麼還要用 {method} 量化？在我們的任務上會損失多少準確度？吞吐量實際能提升多少？"
+    ),
     "quant-memory-unused.title": (
         "量化省下的記憶體大約夠放 {fit} 段對話，但 --max-num-seqs 只有 {seqs}"
     ),
