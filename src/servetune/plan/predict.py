@@ -162,7 +162,7 @@ def run_static(setup_: Setup, load: Load) -> SimResult:
 
 def _probe_load(load: Load, users: int) -> Load:
     """A closed-loop load of `users`, with enough requests for a stable p99."""
-    count = min(max(200, 6 * users), 3000)
+    count = min(max(150, 4 * users), 1500)
     return replace(load, concurrency=users, request_rate=None, num_prompts=count)
 
 
