@@ -5,18 +5,25 @@ Datasets: `random` (prompts of a requested token length), `jsonl` (one `{"prompt
 file given by path; nothing is downloaded).
 
 Random prompts are cut to length with the server's own tokenizer when it offers `/tokenize` and
-`/detokenize` (vLLM does): a long random text is tokenized once, and each prompt is a window of
+`/detokenize` (vLLM does): long random texts are tokenized, and each prompt is a window of
 exactly the requested number of token ids, detokenized. Without those endpoints the documented
 approximation is one common English word per token. Either way, the prompt token counts in the
 results are the ones the server reports in `usage`.
+
+No two random prompts share their first KV block (16 tokens) after the optional shared
+`--random-prefix-len` prefix, however many there are: a prefix cache (on by default in vLLM)
+cannot skip the prefill of one prompt because of another. `vllm bench serve` gets the same from
+its construction (consecutive token ids from a per-prompt random offset); servetune keeps a set
+of first blocks and never hands out one twice.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -24,6 +31,10 @@ from servetune.errors import UsageError
 
 DatasetName = Literal["random", "jsonl", "sharegpt"]
 Tokenize = Callable[[str], Awaitable[list[int] | None]]
+KV_BLOCK_TOKENS = 16  # vLLM's default block size on GPUs: prompts differ within their first block
+_SEGMENT_WORDS = 4096  # words per tokenized text: about as many window offsets
+_DETOKENIZE_AT_ONCE = 16
+_FRESH_SEGMENTS_PER_PROMPT = 3
 Detokenize = Callable[[list[int]], Awaitable[str | None]]
 
 _WORDS = (  # noqa: SIM905 - a word list reads better as text
@@ -69,41 +80,172 @@ def _lengths(base: int, ratio: float, n: int, rng: random.Random) -> list[int]:
     return [rng.randint(low, high) for _ in range(n)]
 
 
+def _words(count: int, rng: random.Random) -> list[str]:
+    return [rng.choice(_WORDS) for _ in range(count)]
+
+
+@dataclass
+class _Windows:
+    """Distinct windows of token ids cut from segments of tokenized random text.
+
+    Every window starts at its own offset, and no two windows share their first `key_len` ids
+    (one KV block): the server's prefix cache finds nothing to reuse between two prompts. A
+    segment of T ids offers T - longest + 1 offsets; more segments are tokenized as needed.
+    """
+
+    key_len: int
+    seen: set[tuple[int, ...]] = field(default_factory=set)
+    offsets: list[tuple[int, int]] = field(default_factory=list)  # (segment, offset), unused
+    segments: list[list[int]] = field(default_factory=list)
+
+    def add(self, ids: list[int], longest: int, rng: random.Random) -> None:
+        number = len(self.segments)
+        self.segments.append(ids)
+        fresh = [(number, s) for s in range(len(ids) - longest + 1)]
+        rng.shuffle(fresh)
+        self.offsets = fresh + self.offsets  # popped from the end: older offsets go first
+
+    def take(self, length: int, *, unique: bool = True) -> list[int] | None:
+        """A window of `length` ids whose first block no earlier window had (any window when
+        not `unique`); None when this pool has no such offset left."""
+        while self.offsets:
+            number, start = self.offsets.pop()
+            window = self.segments[number][start : start + length]
+            key = tuple(window[: self.key_len])
+            if key not in self.seen or not unique:
+                self.seen.add(key)
+                return window
+        return None
+
+
+async def _segment(
+    words: int, longest: int, rng: random.Random, tokenize: Tokenize
+) -> list[int] | None:
+    """Token ids of a fresh random text long enough for one window of `longest` ids."""
+    for _ in range(4):  # a tokenizer that merges words: try longer texts
+        ids = await tokenize(" ".join(_words(words, rng)))
+        if not ids:
+            return None
+        if len(ids) >= longest:
+            return ids
+        words *= 2
+    return None
+
+
+async def _server_windows(
+    lengths: list[int], rng: random.Random, tokenize: Tokenize
+) -> list[list[int]] | None:
+    """One distinct window per length, or None when the server cannot tokenize."""
+    longest = max(lengths, default=1)
+    pool = _Windows(key_len=KV_BLOCK_TOKENS)
+    words = max(2 * longest, _SEGMENT_WORDS)
+    windows: list[list[int]] = []
+    for length in lengths:
+        # A prompt shorter than a block fills no block a cache could share (and there may be
+        # fewer distinct short windows than prompts): it need not be unique.
+        unique = length >= KV_BLOCK_TOKENS
+        window = pool.take(length, unique=unique)
+        tries = 0
+        while window is None:
+            ids = await _segment(words, longest, rng, tokenize)
+            if ids is None:
+                return None
+            pool.add(ids, longest, rng)
+            tries += 1  # a tokenizer with very few distinct ids: stop insisting at some point
+            window = pool.take(length, unique=unique and tries < _FRESH_SEGMENTS_PER_PROMPT)
+        windows.append(window)
+    return windows
+
+
+async def _detokenize_all(windows: list[list[int]], detokenize: Detokenize) -> list[str | None]:
+    """Every window as text, a few requests at a time (order kept)."""
+    limit = asyncio.Semaphore(_DETOKENIZE_AT_ONCE)
+
+    async def one(ids: list[int]) -> str | None:
+        async with limit:
+            return await detokenize(ids)
+
+    return list(await asyncio.gather(*(one(w) for w in windows)))
+
+
+async def _server_prompts(
+    spec: WorkloadSpec,
+    lengths: list[int],
+    outputs: list[int],
+    rng: random.Random,
+    calls: tuple[Tokenize, Detokenize],
+) -> list[Prompt] | None:
+    tokenize, detokenize = calls
+    prefix = ""
+    if spec.random_prefix_len:
+        head = await _segment(spec.random_prefix_len, spec.random_prefix_len, rng, tokenize)
+        text = await detokenize(head[: spec.random_prefix_len]) if head else None
+        if text is None:
+            return None
+        prefix = text
+    windows = await _server_windows(lengths, rng, tokenize)
+    if windows is None:
+        return None
+    bodies = await _detokenize_all(windows, detokenize)
+    prompts = []
+    for body, length, out in zip(bodies, lengths, outputs, strict=True):
+        if body is None:
+            return None
+        prompts.append(Prompt(_join(prefix, body), None, out, length + spec.random_prefix_len))
+    return prompts
+
+
+def _join(prefix: str, body: str) -> str:
+    """Prefix and body with a space between when neither brings one: a window may start or end
+    inside a word, and two word pieces written together would tokenize as something else."""
+    if prefix and body and not prefix[-1].isspace() and not body[0].isspace():
+        return f"{prefix} {body}"
+    return prefix + body
+
+
+def _approximate_prompts(
+    spec: WorkloadSpec, lengths: list[int], outputs: list[int], rng: random.Random
+) -> list[Prompt]:
+    """One common word per token; the first block of words distinct between prompts."""
+    shared = _words(spec.random_prefix_len, rng)
+    seen: set[tuple[str, ...]] = set()
+    prompts = []
+    for length, out in zip(lengths, outputs, strict=True):
+        chosen = _words(length, rng)
+        for _ in range(100):  # 200 words to the power 16: a repeat is all but impossible
+            key = tuple(chosen[:KV_BLOCK_TOKENS])
+            if key not in seen:
+                break
+            chosen = _words(length, rng)
+        seen.add(tuple(chosen[:KV_BLOCK_TOKENS]))
+        text = " ".join(shared + chosen)
+        prompts.append(Prompt(text, None, out, length + spec.random_prefix_len))
+    return prompts
+
+
 async def random_prompts(
     spec: WorkloadSpec,
     rng: random.Random,
     tokenize: Tokenize | None = None,
     detokenize: Detokenize | None = None,
+    *,
+    content_rng: random.Random | None = None,
 ) -> tuple[list[Prompt], str]:
-    """`num_prompts` random prompts and how their length was made ("server" or "approximate")."""
+    """`num_prompts` random prompts and how their length was made ("server" or "approximate").
+
+    `rng` draws the lengths (the workload's shape), `content_rng` (default: `rng`) the text.
+    No two prompts share their first KV block of tokens after the `random_prefix_len` prefix
+    that all of them share, however many there are.
+    """
     n = spec.num_prompts
     inputs = _lengths(spec.random_input_len, spec.random_range_ratio, n, rng)
     outputs = _lengths(spec.random_output_len, spec.random_range_ratio, n, rng)
-    longest = max(inputs, default=0) + spec.random_prefix_len
-    words = [rng.choice(_WORDS) for _ in range(max(64, longest * 2))]
-    ids = await tokenize(" ".join(words)) if tokenize is not None else None
-    if ids and detokenize is not None:
-        while len(ids) < longest + 1:
-            ids = ids + ids
-        prefix = await detokenize(ids[: spec.random_prefix_len]) if spec.random_prefix_len else ""
-        prompts = []
-        for length, out in zip(inputs, outputs, strict=True):
-            start = rng.randrange(spec.random_prefix_len, len(ids) - length + 1)
-            body = await detokenize(ids[start : start + length])
-            if body is None:
-                break
-            text = f"{prefix}{body}" if prefix else body
-            prompts.append(Prompt(text, None, out, length + spec.random_prefix_len))
-        else:
-            return prompts, "server"
-    shared = words[: spec.random_prefix_len]
-    approximate = []
-    for length, out in zip(inputs, outputs, strict=True):
-        chosen = [rng.choice(_WORDS) for _ in range(length)]
-        approximate.append(
-            Prompt(" ".join(shared + chosen), None, out, length + spec.random_prefix_len)
-        )
-    return approximate, "approximate"
+    text_rng = content_rng or rng
+    if tokenize is not None and detokenize is not None:
+        made = await _server_prompts(spec, inputs, outputs, text_rng, (tokenize, detokenize))
+        if made is not None:
+            return made, "server"
+    return _approximate_prompts(spec, inputs, outputs, text_rng), "approximate"
 
 
 def _read_json_file(path: Path) -> object:
