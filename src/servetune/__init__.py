@@ -1,14 +1,30 @@
 """servetune: review, launch and measure vLLM deployments.
 
-The library API mirrors the command line: `check_argv` / `check_text` review a `vllm serve`
-command and return a `Report`; the pieces (`parse_text`, `find_model`, `parse_gpus`) are public
-for tools that build on them. Every error servetune raises on purpose is a `ServetuneError`.
+The library API mirrors the command line, one entry per flow:
+
+- review: `check_argv` / `check_text` review a `vllm serve` command (`CheckOptions`) and return
+  a `Report`; the pieces (`parse_text`, `find_model`, `parse_gpus`) are public for tools that
+  build on them;
+- launch: `diagnose` reads a vLLM log's text and returns a `DoctorReport`;
+- measure: `run_bench` (a coroutine) runs the load test a `BenchConfig` describes (its prompts
+  a `WorkloadSpec`) and returns a `BenchRun`;
+- judge: `load_side` reads result files into a `Side`; `compare` judges two sides and returns a
+  `Comparison`; `accept` runs the five acceptance checks and returns an `Acceptance` of `Check`s.
+
+Every error servetune raises on purpose is a `ServetuneError`. The review names load with the
+package; the other flows load on first use, so `servetune check` starts fast.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 from servetune.errors import (
     CommandParseError,
     HardwareError,
     ModelConfigError,
+    ServerUnreachable,
     ServetuneError,
     UsageError,
 )
@@ -18,11 +34,42 @@ from servetune.review.hardware import GpuSpec, Hardware, parse_gpus
 from servetune.review.model import ModelFacts, find_model
 from servetune.vllm.serve_command import ServeCommand, parse_text, parse_tokens
 
+if TYPE_CHECKING:  # the same names as `_LAZY` loads, for type checkers
+    from servetune.judge.accept import Acceptance, Check, accept
+    from servetune.judge.compare import Comparison, compare
+    from servetune.judge.runs import Side, load_side
+    from servetune.launch.doctor import DoctorReport, diagnose
+    from servetune.measure.bench import BenchConfig, BenchRun, run_bench
+    from servetune.measure.workload import WorkloadSpec
+
 __version__ = "0.1.0"
 
+# Public names of the launch, measure and judge flows, and the module each one lives in.
+_LAZY = {
+    "diagnose": "servetune.launch.doctor",
+    "DoctorReport": "servetune.launch.doctor",
+    "run_bench": "servetune.measure.bench",
+    "BenchConfig": "servetune.measure.bench",
+    "BenchRun": "servetune.measure.bench",
+    "WorkloadSpec": "servetune.measure.workload",
+    "load_side": "servetune.judge.runs",
+    "Side": "servetune.judge.runs",
+    "compare": "servetune.judge.compare",
+    "Comparison": "servetune.judge.compare",
+    "accept": "servetune.judge.accept",
+    "Acceptance": "servetune.judge.accept",
+    "Check": "servetune.judge.accept",
+}
+
 __all__ = [
+    "Acceptance",
+    "BenchConfig",
+    "BenchRun",
+    "Check",
     "CheckOptions",
     "CommandParseError",
+    "Comparison",
+    "DoctorReport",
     "Estimate",
     "Finding",
     "GpuSpec",
@@ -32,13 +79,35 @@ __all__ = [
     "ModelFacts",
     "Report",
     "ServeCommand",
+    "ServerUnreachable",
     "ServetuneError",
+    "Side",
     "UsageError",
+    "WorkloadSpec",
     "__version__",
+    "accept",
     "check_argv",
     "check_text",
+    "compare",
+    "diagnose",
     "find_model",
+    "load_side",
     "parse_gpus",
     "parse_text",
     "parse_tokens",
+    "run_bench",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Load a launch/measure/judge name on first use (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'servetune' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

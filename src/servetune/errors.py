@@ -1,14 +1,29 @@
-"""servetune's exception tree: every error a user can act on carries a hint."""
+"""servetune's exception tree: every error a user can act on carries a hint and an exit code."""
 
 from __future__ import annotations
+
+from enum import IntEnum
+from typing import ClassVar
+
+
+class ExitCode(IntEnum):
+    """The exit status of every `servetune` command; each command documents which it uses."""
+
+    OK = 0
+    FINDINGS = 1  # check/explain: at least one error finding
+    FAILED = 1  # the others: refused, failed to start, not accepted, every request failed
+    USAGE = 2  # bad usage or input that must be fixed before the command can run
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it)
 
 
 class ServetuneError(Exception):
     """Root of every error servetune raises on purpose.
 
     `message` says what went wrong; `hint` says what to do next. The CLI prints both and exits
-    with the code the command documents; library users can catch this one class.
+    with the error type's `exit_code`; library users can catch this one class.
     """
+
+    exit_code: ClassVar[ExitCode] = ExitCode.USAGE
 
     def __init__(self, message: str, hint: str | None = None) -> None:
         super().__init__(message)
@@ -33,3 +48,9 @@ class ModelConfigError(ServetuneError):
 
 class HardwareError(UsageError):
     """A GPU specification could not be resolved."""
+
+
+class ServerUnreachable(ServetuneError):  # noqa: N818 - reads as the situation it names
+    """The server could not be reached before a load test started (nothing was measured)."""
+
+    exit_code: ClassVar[ExitCode] = ExitCode.USAGE  # bench documents 2 for it, as for bad input

@@ -129,7 +129,7 @@ def test_model_config_option(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     ("argv", "message"),
     [
         (["check"], "no command to review"),
-        (["check", "--gpus", "2xA100-80G", "--", *SEED], "did you mean A100-80GB"),
+        (["check", "--gpus", "2xA10O-80GB", "--", *SEED], "did you mean A100-80GB"),
         (["check", "--gpus", "0", "--", *SEED], "at least 1"),
         (["check", "--lang", "fr", "--", *SEED], "--lang"),
         (["check", "--vllm-version", "newest", "--", *SEED], "not a vLLM version"),

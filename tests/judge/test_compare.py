@@ -17,10 +17,10 @@ from servetune.judge.compare import (
     Comparison,
     Side,
     compare,
-    comparison_text,
     load_side,
 )
 from servetune.measure import metrics
+from servetune.render.judge import comparison_text
 
 from result_files import Setup, ours, plain_vllm, write_runs
 

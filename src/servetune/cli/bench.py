@@ -3,6 +3,9 @@
 Exit codes: 0 the run finished and its result was written (failed requests are data); 1 every
 request failed; 2 bad usage or a server that cannot be reached; 130 interrupted (the partial
 result is still written, marked partial).
+
+To add an option: declare it in the `_add_*` group it belongs to, and read it in
+`build_config` (a setting of the run) or in `BenchArgs.from_namespace` (where results go).
 """
 
 from __future__ import annotations
@@ -13,14 +16,18 @@ import json
 import math
 import os
 import signal
-import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, Self, TextIO
 
+from servetune.cli.command import Command, ExitCode, Streams
+from servetune.cli.options import OutputArgs
 from servetune.errors import UsageError
 
-EXIT_OK, EXIT_ALL_FAILED, EXIT_INTERRUPTED = 0, 1, 130
+if TYPE_CHECKING:  # only for annotations: the CLI imports the heavy modules lazily
+    from servetune.measure.bench import BenchConfig, BenchRun, Progress
+
 _SLO_KEYS = ("ttft", "tpot", "e2el")
 
 
@@ -56,45 +63,68 @@ def _ratio(text: str) -> float:
     return value
 
 
-def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
-    p = sub.add_parser(
-        "bench",
-        help="load-test an OpenAI-compatible server (TTFT, TPOT, ITL, E2EL, throughput)",
-        description="Load-test an OpenAI-compatible server. Flag names follow `vllm bench serve`.",
+def _add_server(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("the server")
+    g.add_argument("--base-url", required=True, help="e.g. http://127.0.0.1:8000")
+    g.add_argument("--model", required=True, help="the model name the server serves")
+    g.add_argument("--endpoint", default="/v1/completions",
+                   choices=("/v1/completions", "/v1/chat/completions"),
+                   help="the API to load (default /v1/completions)")  # fmt: skip
+    g.add_argument("--api-key", help="bearer token (default: $OPENAI_API_KEY); never written")
+    g.add_argument(
+        "--server-command", help='the server\'s launch, e.g. "vllm serve ..." (recorded)'
     )
-    p.add_argument("--base-url", required=True, help="e.g. http://127.0.0.1:8000")
-    p.add_argument("--model", required=True, help="the model name the server serves")
-    p.add_argument("--endpoint", default="/v1/completions",
-                   choices=("/v1/completions", "/v1/chat/completions"))  # fmt: skip
-    p.add_argument("--api-key", help="bearer token (default: $OPENAI_API_KEY); never written")
-    p.add_argument("--dataset-name", default="random", choices=("random", "jsonl", "sharegpt"))
-    p.add_argument("--dataset-path", type=Path, help="the jsonl or ShareGPT file")
-    p.add_argument("--random-input-len", type=_positive_int, default=1024)
-    p.add_argument("--random-output-len", type=_positive_int, default=128)
-    p.add_argument("--random-range-ratio", type=_ratio, default=0.0)
-    p.add_argument("--random-prefix-len", type=_count, default=0)
-    p.add_argument("--sharegpt-output-len", type=_positive_int)
-    load = p.add_mutually_exclusive_group()
-    load.add_argument("--num-prompts", type=_positive_int, default=None, help="default 1000")
+    g.add_argument("--gpus", metavar="SPEC", help="the server's GPUs, e.g. 2xA100-80GB (recorded)")
+
+
+def _add_workload(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("the prompts")
+    g.add_argument("--dataset-name", default="random", choices=("random", "jsonl", "sharegpt"),
+                   help="where prompts come from (default: random words)")  # fmt: skip
+    g.add_argument("--dataset-path", type=Path, help="the jsonl or ShareGPT file")
+    g.add_argument("--random-input-len", type=_positive_int, default=1024,
+                   help="prompt tokens per request, random dataset (default 1024)")  # fmt: skip
+    g.add_argument("--random-output-len", type=_positive_int, default=128,
+                   help="tokens to generate per request, random dataset (default 128)")  # fmt: skip
+    g.add_argument("--random-range-ratio", type=_ratio, default=0.0,
+                   help="lengths vary uniformly by +/- this share (default 0: fixed)")  # fmt: skip
+    g.add_argument("--random-prefix-len", type=_count, default=0,
+                   help="tokens of one prefix shared by every prompt (default 0)")  # fmt: skip
+    g.add_argument("--sharegpt-output-len", type=_positive_int,
+                   help="output tokens per ShareGPT prompt (default: as in the file)")  # fmt: skip
+
+
+def _add_load(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("the load")
+    load = g.add_mutually_exclusive_group()
+    load.add_argument("--num-prompts", type=_positive_int, default=None,
+                      help="requests to send (default 1000)")  # fmt: skip
     load.add_argument("--duration", type=_positive_float, help="run for S seconds instead")
-    p.add_argument("--request-rate", type=_positive_float, default=math.inf, help="req/s (inf)")
-    p.add_argument("--burstiness", type=_positive_float, default=1.0,
+    g.add_argument("--request-rate", type=_positive_float, default=math.inf,
+                   help="mean arrivals per second (default inf: all at once)")  # fmt: skip
+    g.add_argument("--burstiness", type=_positive_float, default=1.0,
                    help="gamma shape: 1 = Poisson, inf = evenly spaced")  # fmt: skip
-    p.add_argument("--max-concurrency", type=_positive_int)
-    p.add_argument("--warmup", type=_count, default=0, help="requests left out of the results")
-    p.add_argument("--ignore-eos", action="store_true")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--request-timeout", type=_positive_float, default=600.0, help="seconds")
-    p.add_argument("--goodput", nargs="+", metavar="KEY:MS", help="SLOs, e.g. ttft:500 tpot:50")
-    p.add_argument("--output", type=Path, help="the result file (JSON)")
-    p.add_argument("--save-result", action="store_true", help="as vLLM: write to --result-dir")
-    p.add_argument("--result-dir", type=Path)
-    p.add_argument("--result-filename")
-    p.add_argument("--label")
-    p.add_argument("--server-command", help='the server\'s launch, e.g. "vllm serve ..."')
-    p.add_argument("--gpus", metavar="SPEC", help="the server's GPUs, e.g. 2xA100-80GB (recorded)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--debug", action="store_true")
+    g.add_argument("--max-concurrency", type=_positive_int,
+                   help="at most this many requests in flight (default: no limit)")  # fmt: skip
+    g.add_argument("--warmup", type=_count, default=0, help="requests left out of the results")
+    g.add_argument("--ignore-eos", action="store_true",
+                   help="generate the full output length even past end-of-sequence")  # fmt: skip
+    g.add_argument("--seed", type=int, default=0,
+                   help="seed of the prompts and arrival times (default 0; recorded)")  # fmt: skip
+    g.add_argument("--request-timeout", type=_positive_float, default=600.0,
+                   help="seconds before one request counts as failed (default 600)")  # fmt: skip
+    g.add_argument("--goodput", nargs="+", metavar="KEY:MS", help="SLOs, e.g. ttft:500 tpot:50")
+
+
+def _add_result(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("the result file")
+    g.add_argument("--output", type=Path, help="the result file (JSON)")
+    g.add_argument("--save-result", action="store_true", help="as vLLM: write to --result-dir")
+    g.add_argument("--result-dir", type=Path,
+                   help="folder of the result file (default: the current one)")  # fmt: skip
+    g.add_argument("--result-filename",
+                   help="name of the result file (default: from label, rate and time)")  # fmt: skip
+    g.add_argument("--label", help="a name for this run, recorded and used in the file name")
 
 
 def _slo(items: list[str] | None) -> dict[str, float]:
@@ -121,10 +151,7 @@ def _checked_gpus(spec: str | None) -> str | None:
     return spec
 
 
-def build_config(ns: argparse.Namespace) -> object:
-    from servetune.measure.bench import BenchConfig
-    from servetune.measure.workload import WorkloadSpec
-
+def _check_workload(ns: argparse.Namespace) -> None:
     if ns.dataset_name != "random" and ns.dataset_path is None:
         raise UsageError(f"--dataset-name {ns.dataset_name} needs --dataset-path")
     if ns.dataset_path is not None and not ns.dataset_path.is_file():
@@ -134,6 +161,14 @@ def build_config(ns: argparse.Namespace) -> object:
             "--duration needs a --request-rate or a --max-concurrency",
             "otherwise requests would be sent without limit",
         )
+
+
+def build_config(ns: argparse.Namespace) -> BenchConfig:
+    """The run the options describe (checked: a bad combination is a `UsageError`)."""
+    from servetune.measure.bench import BenchConfig
+    from servetune.measure.workload import WorkloadSpec
+
+    _check_workload(ns)
     spec = WorkloadSpec(
         dataset_name=ns.dataset_name,
         dataset_path=ns.dataset_path,
@@ -165,11 +200,40 @@ def build_config(ns: argparse.Namespace) -> object:
     )
 
 
-def _output_path(ns: argparse.Namespace, default_name: str) -> Path:
-    if ns.output is not None:
-        return Path(ns.output)
-    directory = ns.result_dir or Path()
-    return directory / (ns.result_filename or default_name)
+@dataclass(frozen=True)
+class BenchArgs:
+    """The run (`config`) and where its result goes (`output_path`, else the folder and name
+    `--result-dir` / `--result-filename` give, the name defaulting to one the run picks)."""
+
+    config: BenchConfig
+    output_path: Path | None
+    result_dir: Path | None
+    result_filename: str | None
+    output: OutputArgs
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        _add_server(parser)
+        _add_workload(parser)
+        _add_load(parser)
+        _add_result(parser)
+        OutputArgs.add_arguments(parser)
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace) -> Self:
+        # --save-result needs no field: without --output the file always goes to --result-dir.
+        return cls(
+            config=build_config(ns),
+            output_path=ns.output,
+            result_dir=ns.result_dir,
+            result_filename=ns.result_filename,
+            output=OutputArgs.from_namespace(ns),
+        )
+
+    def result_path(self, default_name: str) -> Path:
+        if self.output_path is not None:
+            return self.output_path
+        return (self.result_dir or Path()) / (self.result_filename or default_name)
 
 
 class _LiveLine:
@@ -181,10 +245,7 @@ class _LiveLine:
         self.last_tokens = 0
         self.last_time = 0.0
 
-    def __call__(self, p: object) -> None:
-        from servetune.measure.bench import Progress
-
-        assert isinstance(p, Progress)  # noqa: S101 - our own value
+    def __call__(self, p: Progress) -> None:
         dt = p.elapsed_s - self.last_time
         rate = (p.output_tokens - self.last_tokens) / dt if dt > 0 else 0.0
         self.last_tokens, self.last_time = p.output_tokens, p.elapsed_s
@@ -200,49 +261,62 @@ class _LiveLine:
         self.stream.flush()
 
 
-async def _run_with_signals(config: object, progress: object) -> object:
-    from servetune.measure.bench import BenchConfig, run_bench
+async def _run_with_signals(config: BenchConfig, progress: _LiveLine | None) -> BenchRun:
+    from servetune.measure.bench import run_bench
 
-    assert isinstance(config, BenchConfig)  # noqa: S101 - our own value
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     try:
-        return await run_bench(config, progress=progress, stop=stop)  # type: ignore[arg-type]
+        return await run_bench(config, progress=progress, stop=stop)
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
 
 
-def run(ns: argparse.Namespace, stdout: TextIO) -> int:
+def _write(path: Path, doc: dict[str, Any], default_name: str) -> None:
     from servetune.measure import results
-    from servetune.measure.bench import BenchRun
-    from servetune.render import bench as render
 
-    config = build_config(ns)
-    live = _LiveLine(sys.stderr) if sys.stderr.isatty() and ns.format == "text" else None
-    outcome = asyncio.run(_run_with_signals(config, live))
-    if live is not None:
-        live.close()
-    assert isinstance(outcome, BenchRun)  # noqa: S101 - our own value
-    summary = results.summarize(outcome)
-    doc = results.document(outcome, summary)
-    path = _output_path(ns, results.default_filename(outcome))
     try:
         results.write_atomic(path, doc)
     except OSError as exc:
         # Never lose a finished run to a bad path: keep it in the temp folder and say where.
-        rescue = Path(tempfile.gettempdir()) / results.default_filename(outcome)
+        rescue = Path(tempfile.gettempdir()) / default_name
         results.write_atomic(rescue, doc)
         raise UsageError(
             f"cannot write {path}: {exc.strerror or exc}; the result was saved to {rescue}",
             "check --output / --result-dir",
         ) from exc
-    if ns.format == "json":
-        stdout.write(json.dumps(results.summary_document(doc), indent=2) + "\n")
+
+
+def run(args: BenchArgs, streams: Streams) -> ExitCode:
+    from servetune.measure import results
+    from servetune.render import bench as render
+
+    text = args.output.format == "text"
+    live = _LiveLine(streams.stderr) if streams.stderr.isatty() and text else None
+    outcome = asyncio.run(_run_with_signals(args.config, live))
+    if live is not None:
+        live.close()
+    summary = results.summarize(outcome)
+    doc = results.document(outcome, summary)
+    default_name = results.default_filename(outcome)
+    path = args.result_path(default_name)
+    _write(path, doc, default_name)
+    if text:
+        streams.stdout.write(render.bench_text(doc, str(path)))
     else:
-        stdout.write(render.bench_text(doc, str(path)))
+        streams.stdout.write(json.dumps(results.summary_document(doc), indent=2) + "\n")
     if outcome.partial:
-        return EXIT_INTERRUPTED
-    return EXIT_ALL_FAILED if summary.completed == 0 else EXIT_OK
+        return ExitCode.INTERRUPTED
+    return ExitCode.FAILED if summary.completed == 0 else ExitCode.OK
+
+
+COMMAND = Command(
+    name="bench",
+    help="load-test an OpenAI-compatible server (TTFT, TPOT, ITL, E2EL, throughput)",
+    description="Load-test an OpenAI-compatible server. Flag names follow `vllm bench serve`.",
+    options=BenchArgs,
+    run=run,
+)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 import random
 import statistics
-import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -44,7 +43,7 @@ from servetune.review.hardware import Hardware, parse_gpus
 from servetune.review.settings import Settings, resolve
 from servetune.vllm.serve_command import ArgValue, ServeCommand, parse_text
 
-__all__ = ["Comparison", "compare", "comparison_text", "load_side"]
+__all__ = ["Comparison", "compare", "load_side", "signed_pct"]
 
 Verdict = Literal["better", "worse", "no-change", "insufficient-data"]
 Method = Literal["runs", "requests"]
@@ -565,9 +564,8 @@ def compare(
     )
 
 
-# --- text ---------------------------------------------------------------------------------------
+# --- the conclusion (also in the JSON document) ------------------------------------------------
 
-WIDTH = 80
 _PRETTY = {"request_throughput": "request throughput", "output_throughput": "output throughput",
            "total_token_throughput": "total token throughput",
            "request_goodput": "goodput"}  # fmt: skip
@@ -578,17 +576,18 @@ def _pretty(name: str) -> str:
     return f"{parts[0]} {parts[1].upper()}" if parts else _PRETTY.get(name, name)
 
 
-def _signed(pct: float) -> str:
+def signed_pct(pct: float) -> str:
+    """A change in percent as reports print it: +12%, -3.4%."""
     return f"{pct:+.0f}%" if abs(pct) >= 10 else f"{pct:+.1f}%"
 
 
 def _highlights(rows: Sequence[MetricComparison], limit: int = 3) -> str:
     """The largest changes, the first with its interval."""
     ranked = sorted(rows, key=lambda m: -abs(m.change_pct or 0.0))[:limit]
-    texts = [f"{_pretty(m.name)} {_signed(m.change_pct or 0.0)}" for m in ranked]
+    texts = [f"{_pretty(m.name)} {signed_pct(m.change_pct or 0.0)}" for m in ranked]
     first = ranked[0]
     if first.ci_low_pct is not None and first.ci_high_pct is not None:
-        texts[0] += f" (CI {_signed(first.ci_low_pct)}..{_signed(first.ci_high_pct)})"
+        texts[0] += f" (CI {signed_pct(first.ci_low_pct)}..{signed_pct(first.ci_high_pct)})"
     return ", ".join(texts)
 
 
@@ -620,54 +619,3 @@ def _conclusion(c: Comparison) -> str:
     else:
         head = "Not conclusive: no metric could be compared"
     return head + _knob_clause(c) + "."
-
-
-def _number(value: float | None) -> str:
-    if value is None:
-        return "-"
-    if abs(value) >= 1000:
-        return f"{value:.0f}"
-    return f"{value:.1f}" if abs(value) >= 100 else f"{value:.3g}"
-
-
-def _row_text(m: MetricComparison) -> str:
-    change = _signed(m.change_pct) if m.change_pct is not None else "-"
-    ci = "-"
-    if m.ci_low_pct is not None and m.ci_high_pct is not None:
-        ci = f"{m.ci_low_pct:+.1f}..{m.ci_high_pct:+.1f}%"
-    verdict = "insufficient" if m.verdict == "insufficient-data" else m.verdict
-    return (f"{m.name:<18} {_number(m.before):>9} {_number(m.after):>9} {change:>8}  {ci:<15} "
-            f"{verdict}")  # fmt: skip
-
-
-def _wrapped(text: str, indent: str = "  ") -> list[str]:
-    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ")
-
-
-def comparison_text(c: Comparison) -> str:
-    """The human report: the conclusion in one sentence, then a table in 80 columns."""
-    method = "runs" if c.ci_method == "runs" else "requests within a run"
-    runs = (f"before: {c.runs_before} run(s), after: {c.runs_after} run(s); "
-            f"{CONFIDENCE:.0%} intervals by resampling {method}.")  # fmt: skip
-    lines = [
-        *_wrapped(c.conclusion, ""),
-        *_wrapped(runs, ""),
-        "",
-        f"{'metric':<18} {'before':>9} {'after':>9} {'change':>8}  {'CI':<15} verdict",
-        *(_row_text(m) for m in c.metrics),
-    ]
-    if c.config_changes:
-        lines += ["", "Changed flags (before -> after):"]
-        for ch in c.config_changes:
-            b = ch.before or "unset"
-            a = ch.after or "unset"
-            b += " (default)" if ch.before_default and ch.before else ""
-            a += " (default)" if ch.after_default and ch.after else ""
-            lines += _wrapped(f"{ch.flag}: {b} -> {a}")
-    if c.warnings:
-        lines += ["", "Warnings:"]
-        for w in c.warnings:
-            lines += _wrapped(f"[{w.rule}] {w.message}")
-    if c.next_step:
-        lines += ["", *_wrapped(f"Next step: {c.next_step}", "")]
-    return "\n".join(lines) + "\n"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from servetune.errors import UsageError
+from servetune.errors import ServerUnreachable, UsageError
 from servetune.measure import schedule, server_metrics, workload
 from servetune.measure.client import ClientLimits, Endpoint, HttpClient, RequestFailed, json_body
 from servetune.measure.stream import (
@@ -32,10 +32,6 @@ from servetune.measure.workload import Prompt, WorkloadSpec
 
 EndpointPath = Literal["/v1/completions", "/v1/chat/completions"]
 Clock = Callable[[], float]
-
-
-class ServerUnreachable(UsageError):  # noqa: N818 - reads as the situation it names
-    """The server could not be reached before the run started."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,90 @@
+"""`servetune compare BEFORE AFTER`: before/after with confidence intervals and verdicts.
+
+Exit codes: 0 compared (whatever the verdicts), 2 bad usage or unreadable result files.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Self
+
+from servetune.cli.command import Command, ExitCode, Streams
+from servetune.cli.options import OutputArgs, write_json
+from servetune.errors import UsageError
+
+
+@dataclass(frozen=True)
+class CompareArgs:
+    before: tuple[Path, ...]
+    after: tuple[Path, ...]
+    metrics: tuple[str, ...] | None
+    output: OutputArgs
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "before", type=Path, nargs="?", help="a result file or a folder of runs"
+        )
+        parser.add_argument(
+            "after", type=Path, nargs="?", help="the same, measured after the change"
+        )
+        parser.add_argument(
+            "--before",
+            dest="before_more",
+            type=Path,
+            nargs="+",
+            metavar="PATH",
+            help="more result files or folders for the before side",
+        )
+        parser.add_argument(
+            "--after",
+            dest="after_more",
+            type=Path,
+            nargs="+",
+            metavar="PATH",
+            help="more result files or folders for the after side",
+        )
+        parser.add_argument(
+            "--metric",
+            nargs="+",
+            metavar="NAME",
+            help="result-file keys to compare, e.g. p99_ttft_ms (default: the headline ones)",
+        )
+        OutputArgs.add_arguments(parser)
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace) -> Self:
+        before = tuple(p for p in [ns.before, *(ns.before_more or [])] if p is not None)
+        after = tuple(p for p in [ns.after, *(ns.after_more or [])] if p is not None)
+        if not before or not after:
+            raise UsageError(
+                "compare needs a BEFORE and an AFTER", "servetune compare OLD.json NEW.json"
+            )
+        metrics = tuple(ns.metric) if ns.metric else None
+        return cls(
+            before=before, after=after, metrics=metrics, output=OutputArgs.from_namespace(ns)
+        )
+
+
+def run(args: CompareArgs, streams: Streams) -> ExitCode:
+    from servetune.judge.compare import compare
+    from servetune.judge.runs import load_side
+    from servetune.render.judge import comparison_text
+
+    result = compare(load_side(args.before), load_side(args.after), args.metrics)
+    if args.output.format == "json":
+        write_json(streams.stdout, result.to_json())
+    else:
+        streams.stdout.write(comparison_text(result))
+    return ExitCode.OK
+
+
+COMMAND = Command(
+    name="compare",
+    help="before/after with statistics: changes, confidence intervals, verdicts",
+    usage="servetune compare BEFORE AFTER [--metric NAME ...] [--format json]",
+    options=CompareArgs,
+    run=run,
+)

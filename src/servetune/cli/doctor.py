@@ -1,0 +1,63 @@
+"""`servetune doctor LOGFILE`: read a vLLM log and say ready, failed or starting, and why.
+
+Exit codes: 0 ready or still starting, 1 failed, 2 unreadable log or bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Self
+
+from servetune.cli.command import Command, ExitCode, Streams
+from servetune.cli.options import (
+    OutputArgs,
+    add_language_argument,
+    language_of,
+    read_file,
+    write_json,
+)
+
+if TYPE_CHECKING:
+    from servetune.texts import Language
+
+
+@dataclass(frozen=True)
+class DoctorArgs:
+    logfile: Path
+    language: Language
+    output: OutputArgs
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("logfile", type=Path, help="the vLLM server's log (stdout + stderr)")
+        OutputArgs.add_arguments(parser)
+        add_language_argument(parser)
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace) -> Self:
+        return cls(
+            logfile=ns.logfile, language=language_of(ns), output=OutputArgs.from_namespace(ns)
+        )
+
+
+def run(args: DoctorArgs, streams: Streams) -> ExitCode:
+    from servetune.launch.doctor import diagnose
+    from servetune.render.doctor import doctor_text
+
+    text = read_file(args.logfile, "give a vLLM log file", lenient=True)
+    report = diagnose(text, args.language)
+    if args.output.format == "json":
+        write_json(streams.stdout, report.to_json())
+    else:
+        streams.stdout.write(doctor_text(report))
+    return ExitCode.FAILED if report.status == "failed" else ExitCode.OK
+
+
+COMMAND = Command(
+    name="doctor",
+    help="explain a vLLM log: ready, failed or starting, and why",
+    options=DoctorArgs,
+    run=run,
+)

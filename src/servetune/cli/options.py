@@ -1,0 +1,184 @@
+"""Options shared by several commands, declared once: output, language, the command to review."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import locale
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Self, TextIO
+
+from servetune.errors import UsageError
+from servetune.texts import LANGUAGES, Language
+
+if TYPE_CHECKING:  # only for annotations: the CLI imports the core lazily (fast startup)
+    from servetune.review.check import CheckOptions, Report
+
+Format = Literal["text", "json"]
+
+
+@dataclass(frozen=True)
+class OutputArgs:
+    """`--format` and `--debug`, which every command takes."""
+
+    format: Format = "text"
+    debug: bool = False
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--format",
+            choices=("text", "json"),
+            default="text",
+            help="text for people (default) or json for scripts",
+        )
+        parser.add_argument(
+            "--debug", action="store_true", help="show a traceback instead of a short error"
+        )
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace) -> Self:
+        return cls(format=ns.format, debug=ns.debug)
+
+
+def write_json(stream: TextIO, doc: object) -> None:
+    """One indented JSON document, non-ASCII text kept readable (zh-TW)."""
+    stream.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+
+
+def default_language(environ: dict[str, str] | None = None) -> Language:
+    """zh-TW when the locale says Traditional Chinese (zh_TW, zh_HK, zh_Hant), else en."""
+    env = os.environ if environ is None else environ
+    for key in ("SERVETUNE_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(key, "")
+        if value:
+            lowered = value.lower().replace("-", "_")
+            if lowered.startswith(("zh_tw", "zh_hk", "zh_hant", "zh_mo")):
+                return "zh-TW"
+            return "en"
+    code = locale.getlocale()[0] or ""
+    return "zh-TW" if code.lower().startswith(("zh_tw", "zh_hk")) else "en"
+
+
+def _language(value: str) -> Language:
+    for lang in LANGUAGES:
+        if value.lower() == lang.lower():
+            return lang
+    raise argparse.ArgumentTypeError(f"choose from {', '.join(LANGUAGES)}")
+
+
+def add_language_argument(parser: argparse.ArgumentParser) -> None:
+    """`--lang`; read it back with `language_of(ns)`."""
+    parser.add_argument(
+        "--lang",
+        type=_language,
+        default=None,
+        help="en or zh-TW (default: from $SERVETUNE_LANG or the locale)",
+    )
+
+
+def language_of(ns: argparse.Namespace) -> Language:
+    lang: Language | None = ns.lang  # already checked by the `_language` option type
+    return lang or default_language()
+
+
+@dataclass(frozen=True)
+class ReviewArgs:
+    """What every command that reviews a `vllm serve` command takes: check, explain, serve,
+    accept. `command` holds the words after `--`; `file` the path given to --file."""
+
+    command: tuple[str, ...] | None
+    file: str | None
+    vllm_version: str | None
+    language: Language
+    gpus: str | None
+    model_config: Path | None
+    online: bool
+    output: OutputArgs
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--file", metavar="PATH", help="read the command from a file ('-' = stdin)"
+        )
+        parser.add_argument(
+            "--vllm-version",
+            metavar="X.Y.Z",
+            help="vLLM release to review for (default: a docker tag, the installed vllm, "
+            "else the newest known)",
+        )
+        add_language_argument(parser)
+        OutputArgs.add_arguments(parser)
+        parser.add_argument(
+            "--gpus",
+            metavar="SPEC",
+            help="N, NAME or NxNAME, e.g. 2xA100-80GB (default: ask NVML)",
+        )
+        parser.add_argument(
+            "--model-config", metavar="PATH", type=Path, help="config.json or its folder"
+        )
+        parser.add_argument(
+            "--online", action="store_true", help="fetch unknown configs from the HF Hub"
+        )
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace) -> Self:
+        command = ns.serve_command
+        return cls(
+            command=None if command is None else tuple(command),
+            file=ns.file,
+            vllm_version=ns.vllm_version,
+            language=language_of(ns),
+            gpus=ns.gpus,
+            model_config=ns.model_config,
+            online=ns.online,
+            output=OutputArgs.from_namespace(ns),
+        )
+
+    def check_options(self) -> CheckOptions:
+        from servetune.review.check import CheckOptions
+
+        config_dir = Path(self.file).resolve().parent if self.file and self.file != "-" else None
+        return CheckOptions(
+            gpus=self.gpus,
+            vllm_version=self.vllm_version,
+            model_config=self.model_config,
+            online=self.online,
+            language=self.language,
+            config_dir=config_dir,
+        )
+
+
+def read_file(path: Path, hint: str, *, lenient: bool = False) -> str:
+    """A file the user named, as text; `lenient` replaces undecodable bytes (logs)."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace" if lenient else "strict")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise UsageError(f"cannot read {path}: {reason}", hint) from exc
+
+
+def review(args: ReviewArgs, stdin: TextIO) -> Report:
+    """check's review of the command given after `--`, as one quoted word, or with --file."""
+    from servetune.review.check import check_argv, check_text
+
+    options = args.check_options()
+    if args.file is not None:
+        if args.command:
+            raise UsageError("give the command either after `--` or with --file, not both")
+        text = (
+            stdin.read()
+            if args.file == "-"
+            else read_file(Path(args.file), "check the path given to --file")
+        )
+        return check_text(text, options)
+    if not args.command:
+        raise UsageError(
+            "no command to review",
+            "put it after `--`: servetune check --gpus 1xL4 -- vllm serve MODEL ...",
+        )
+    if len(args.command) == 1 and " " in args.command[0]:
+        return check_text(args.command[0], options)  # the whole command passed as one word
+    return check_argv(list(args.command), options)
