@@ -135,7 +135,7 @@ def moves(
     for flag in values:
         for direction in directions:
             move = _move(flag, direction, flags, values, "exploring")
-            if move is not None and move not in found:
+            if move is not None and all((m.flag, m.value) != (flag, move.value) for m in found):
                 found.append(move)
     return found
 

@@ -1,0 +1,71 @@
+"""Which limit a failing probe's /metrics point to, and which knob move each limit asks for."""
+
+from __future__ import annotations
+
+import pytest
+
+from servetune.errors import UsageError
+from servetune.measure.server_metrics import MetricsSample
+from servetune.tune import knobs
+from servetune.tune.limit import LoadSignals, diagnose, signals
+
+
+def load(running: float, waiting: float, kv: float, preempted: float = 0) -> LoadSignals:
+    return LoadSignals(10, running, running, waiting, waiting, kv, preempted)
+
+
+def limit_of(signals_: LoadSignals | None, users: int = 40, lag: float | None = 0.001) -> str:
+    return diagnose(signals_, users=users, max_num_seqs=32, client_lag_p99_s=lag,
+                    tightest_slo_s=0.05)  # fmt: skip
+
+
+def test_each_limit_from_its_signature() -> None:
+    assert limit_of(load(20, 10, 0.99, preempted=3)) == "kv-cache"
+    assert limit_of(load(20, 10, 1.0)) == "kv-cache"  # full cache, a queue, free slots
+    assert limit_of(load(32, 8, 0.6)) == "max-num-seqs"
+    assert limit_of(load(12, 20, 0.4)) == "max-num-batched-tokens"
+    assert limit_of(load(12, 20, 0.95)) == "kv-cache"  # waiting for blocks, not for budget
+    assert limit_of(load(32, 0.5, 0.6)) == "compute"  # a request now and then between steps
+    assert limit_of(None) == "compute"
+    assert limit_of(load(12, 20, 0.4), lag=0.02) == "client"  # 20 ms lag vs a 50 ms target
+
+
+def test_signals_summarize_samples() -> None:
+    samples = [MetricsSample(0.0, 4, 0, 0.2, 5), MetricsSample(0.5, 8, 4, 0.9, 7),
+               MetricsSample(1.0, None, None, None, None)]  # fmt: skip
+    s = signals(samples)
+    assert (s.peak_running, s.mean_running, s.mean_waiting) == (8, 6, 2)
+    assert (s.peak_kv_cache_usage, s.preemptions, s.samples) == (0.9, 2, 3)
+
+
+def test_step_walks_the_candidates() -> None:
+    values = ("256", "512", "2048")
+    assert knobs.step(values, "512", "up") == "2048"
+    assert knobs.step(values, "64", "up") == "256"  # below the list: its first value
+    assert knobs.step(values, "256", "down") is None
+    assert knobs.step(("auto", "fp8"), "auto", "up") == "fp8"
+
+
+def test_moves_start_with_what_the_limit_points_to() -> None:
+    flags = {knobs.SEQS: "256", knobs.BATCHED: "256", knobs.UTIL: "0.9", knobs.KV_DTYPE: "auto"}
+    values = {knobs.SEQS: ("32", "64", "256"), knobs.BATCHED: ("256", "512", "1024"),
+              knobs.UTIL: ("0.9", "0.95"), knobs.KV_DTYPE: ("auto", "fp8")}  # fmt: skip
+    first = {limit: knobs.moves(limit, flags, values)[0] for limit in
+             ("max-num-batched-tokens", "kv-cache", "max-num-seqs", "failed-start")}  # fmt: skip
+    assert (first["max-num-batched-tokens"].flag, first["max-num-batched-tokens"].value) == (
+        knobs.BATCHED, "512")  # fmt: skip
+    assert (first["kv-cache"].flag, first["kv-cache"].value) == (knobs.UTIL, "0.95")
+    failed = knobs.moves("failed-start", {**flags, knobs.UTIL: "0.95"}, values)[0]
+    assert (failed.flag, failed.value) == (knobs.UTIL, "0.9")
+    every = knobs.moves("kv-cache", flags, values)
+    assert len({(m.flag, m.value) for m in every}) == len(every)  # no move twice
+    assert {m.flag for m in every} == set(values)  # then every knob's neighbours
+    assert knobs.moves("client", flags, values)[0].why == "exploring"
+
+
+def test_parse_knob() -> None:
+    assert knobs.parse_knob("max-num-seqs=64,128") == ("--max-num-seqs", ("64", "128"))
+    assert knobs.parse_knob("--kv-cache-dtype=auto,fp8")[0] == "--kv-cache-dtype"
+    for bad in ("max-num-seqs", "=1,2", "max-num-seqs="):
+        with pytest.raises(UsageError):
+            knobs.parse_knob(bad)

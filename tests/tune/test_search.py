@@ -1,0 +1,144 @@
+"""The knob search on a fake trial runner (no server): decisions, budget, tune.json, report."""
+
+from __future__ import annotations
+
+import base64
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from servetune.tune import output, report
+from servetune.tune.capacity import Capacity, Probe
+from servetune.tune.search import TuneConfig, TuneResult, tune
+from servetune.tune.trial import EventSink, Targets, TrialResult, TrialSpec
+
+START = ("vllm", "serve", "Qwen/Qwen2.5-7B-Instruct-AWQ", "--max-num-batched-tokens", "256")
+CAP_KEYS = {"max_concurrency", "output_throughput", "request_throughput"}
+
+
+def probes(capacity: int) -> tuple[Probe, ...]:
+    levels = [capacity // 2, capacity, capacity + 1, 2 * capacity]
+    return tuple(
+        Probe(users, 0, 50, 0, {"ttft": 100.0 * users / capacity, "tpot": 20.0},
+              {"ttft": (0 if users <= capacity else 30, 50), "tpot": (0, 50)},
+              50.0 * users, users / 4, 2.0, None, users <= capacity, 0.99)
+        for users in levels
+    )  # fmt: skip
+
+
+class FakeRunner:
+    """Capacity 10 with a 256-token budget, 30 from 512 on; utilization 0.95 does not start."""
+
+    def __init__(self) -> None:
+        self.specs: list[TrialSpec] = []
+
+    def __call__(self, spec: TrialSpec, on_event: EventSink) -> TrialResult:
+        self.specs.append(spec)
+        on_event("probe: fake")
+        flags = spec.flags
+        if flags["--gpu-memory-utilization"] == "0.95":
+            return TrialResult(spec.index, flags, "failed-start", None, "failed-start",
+                               "torch.OutOfMemoryError: CUDA out of memory", started=True)  # fmt: skip
+        users = 10 if flags["--max-num-batched-tokens"] == "256" else 30
+        limit = "max-num-batched-tokens" if users == 10 else "kv-cache"
+        found = Capacity(users, users + 1, 50.0 * users, users / 4, 0.97)
+        return TrialResult(spec.index, flags, "ok", found, limit, None, probes(users),
+                           started=True, start_s=20.0, measure_s=60.0)  # fmt: skip
+
+
+def config(tmp_path: Path, max_starts: int = 12, language: str = "en") -> TuneConfig:
+    return TuneConfig(argv=START, targets=Targets({"ttft": 2000, "tpot": 50}, 99),
+                      output=tmp_path, vllm="/bin/true", gpus="1xA100-80GB",
+                      max_starts=max_starts, language=language)  # type: ignore[arg-type]  # fmt: skip
+
+
+def test_search_moves_the_knob_the_limit_points_to_and_keeps_the_better(tmp_path: Path) -> None:
+    runner = FakeRunner()
+    events: list[str] = []
+    result = tune(config(tmp_path), runner, events.append)
+    first, second = runner.specs[0].flags, runner.specs[1].flags
+    assert first["--max-num-batched-tokens"] == "256" and first["--max-num-seqs"] == "256"
+    assert second["--max-num-batched-tokens"] == "512"  # the limit's knob, one step up
+    assert {k for k in second if second[k] != first[k]} == {"--max-num-batched-tokens"}
+    assert result.best is not None and result.best.flags["--max-num-batched-tokens"] == "512"
+    assert result.baseline.limit == "max-num-batched-tokens"
+    assert result.server_starts == len(runner.specs) <= 12
+    assert len(runner.specs) == len({json.dumps(s.flags, sort_keys=True) for s in runner.specs})
+    assert events[0].startswith("trial 1: your command")
+
+
+def test_max_starts_bounds_the_search(tmp_path: Path) -> None:
+    runner = FakeRunner()
+    result = tune(config(tmp_path, max_starts=2), runner)
+    assert len(runner.specs) == 2 and result.server_starts == 2
+
+
+def test_tune_json_is_the_contract(tmp_path: Path) -> None:
+    result = tune(config(tmp_path), FakeRunner())
+    doc = output.write_document(result, tmp_path)
+    assert json.loads((tmp_path / "tune.json").read_text()) == doc
+    assert list(doc) == ["schema_version", "slo", "baseline", "best", "trials",
+                         "server_starts", "report", "next_step"]  # fmt: skip
+    assert doc["slo"] == {"p99_ttft_ms": 2000, "p99_tpot_ms": 50}
+    assert set(doc["baseline"]) == {"flags", "capacity", "limit"}
+    assert doc["baseline"]["capacity"] == {"max_concurrency": 10, "output_throughput": 500.0,
+                                           "request_throughput": 2.5}  # fmt: skip
+    best = doc["best"]
+    assert set(best) == {"flags", "command", "capacity", "improvement_pct", "ci_low_pct",
+                         "ci_high_pct"}  # fmt: skip
+    assert best["command"].startswith("vllm serve Qwen/Qwen2.5-7B-Instruct-AWQ")
+    assert "--max-num-batched-tokens 512" in best["command"]
+    assert best["flags"]["--gpu-memory-utilization"] == "0.92"  # vLLM's default, spelled out
+    for trial in doc["trials"]:
+        assert set(trial) == {"flags", "status", "capacity", "limit", "root_cause", "runs"}
+        assert trial["status"] in ("ok", "failed-start", "slo-unreachable")
+        assert trial["capacity"] is None or set(trial["capacity"]) == CAP_KEYS
+        assert all(isinstance(v, str) for v in trial["flags"].values())
+    failed = [t for t in doc["trials"] if t["status"] == "failed-start"]
+    assert failed and failed[0]["root_cause"].startswith("torch.OutOfMemoryError")
+    assert doc["server_starts"] == len(doc["trials"])
+    assert doc["report"] == str(tmp_path / "report.html")
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.plots: list[dict[str, str | None]] = []
+        self.rows = 0
+        self.external: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "img" and found.get("class") == "plot":
+            self.plots.append(found)
+        if tag == "tr":
+            self.rows += 1
+        for key in ("src", "href"):
+            value = found.get(key)
+            if value and not value.startswith("data:"):
+                self.external.append(value)
+
+
+@pytest.mark.parametrize("language", ["en", "zh-TW"])
+def test_report_is_self_contained_with_real_plots(tmp_path: Path, language: str) -> None:
+    pytest.importorskip("matplotlib")
+    result: TuneResult = tune(config(tmp_path, language=language), FakeRunner())
+    page_path = report.write(result, tmp_path)
+    page = page_path.read_text(encoding="utf-8")
+    parsed = _Page()
+    parsed.feed(page)
+    assert not parsed.external  # opens offline: nothing fetched from anywhere
+    assert [p["data-metric"] for p in parsed.plots] == ["ttft", "tpot", "throughput"]
+    for plot in parsed.plots:
+        src = plot["src"] or ""
+        assert src.startswith("data:image/svg+xml;base64,")
+        svg = base64.b64decode(src.split(",", 1)[1]).decode()
+        assert svg.count("<path") > 5 and "Matplotlib" in svg  # drawn by the library
+    ttft_svg = base64.b64decode((parsed.plots[0]["src"] or "").split(",", 1)[1]).decode()
+    assert "#1 yours" in ttft_svg and "target" in ttft_svg  # a curve per trial, the SLO line
+    assert parsed.rows == 1 + len(result.trials)
+    assert "- --max-num-batched-tokens 256" in page and "+ --max-num-batched-tokens 512" in page
+    if language == "zh-TW":
+        assert "改用最佳指令" in page and "Serve with the best command" in page
