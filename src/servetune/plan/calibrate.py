@@ -1,0 +1,133 @@
+"""Fitting the step-time model to runs measured on the user's own setup.
+
+A measured run (a servetune or `vllm bench serve` result file) says, for one configuration and
+one load, what the output throughput, mean TPOT and mean TTFT were. `fit` adjusts the four
+constants of `step_time.Efficiency` so that the simulation reproduces them: it minimises the sum
+of squared log-ratios (predicted / measured) over every run and metric (TTFT at half weight: it
+carries queueing noise), with a Nelder-Mead search over the constants' logarithms inside stated
+bounds. The fitted constants then predict other loads and configurations on the same hardware.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from servetune.plan import predict, step_time
+from servetune.plan.simulate import Load
+
+METRICS: dict[str, float] = {"output_throughput": 1.0, "mean_tpot_ms": 1.0, "mean_ttft_ms": 0.5}
+# (low, high) for bandwidth efficiency, compute efficiency, step overhead s, per-sequence s
+BOUNDS = ((0.02, 1.0), (0.02, 1.0), (1e-4, 0.5), (1e-7, 5e-3))
+CALIBRATION_PROMPTS = 300  # requests simulated per run while fitting (enough for means)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One measured run: the configuration, the load it was under, the metrics measured."""
+
+    setup: predict.Setup
+    load: Load
+    measured: dict[str, float]
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The fitted constants and how well they reproduce the runs they were fitted on."""
+
+    efficiency: step_time.Efficiency
+    errors: dict[str, dict[str, float]]  # source -> metric -> relative error (pred/meas - 1)
+    evaluations: int
+
+
+def _to_efficiency(x: Sequence[float]) -> step_time.Efficiency:
+    clipped = [min(max(math.exp(v), lo), hi) for v, (lo, hi) in zip(x, BOUNDS, strict=True)]
+    return step_time.Efficiency(*clipped)
+
+
+def _from_efficiency(e: step_time.Efficiency) -> list[float]:
+    return [math.log(v) for v in (e.bandwidth, e.compute, e.step_overhead_s, e.per_seq_s)]
+
+
+def predicted(obs: Observation, efficiency: step_time.Efficiency) -> dict[str, float]:
+    """The metrics the simulation gives for one observation under `efficiency`."""
+    setup_ = replace(obs.setup, cost=obs.setup.cost.with_efficiency(efficiency))
+    load = replace(obs.load, num_prompts=min(obs.load.num_prompts, CALIBRATION_PROMPTS))
+    p = predict.summarise(predict.run(setup_, load), setup_, predict.Slo())
+    return {
+        "output_throughput": p.output_throughput,
+        "mean_tpot_ms": p.mean_tpot_ms,
+        "mean_ttft_ms": p.mean_ttft_ms,
+    }
+
+
+def _loss(observations: Sequence[Observation], efficiency: step_time.Efficiency) -> float:
+    total = 0.0
+    for obs in observations:
+        got = predicted(obs, efficiency)
+        for metric, weight in METRICS.items():
+            want, have = obs.measured.get(metric), got.get(metric)
+            if want and have and want > 0 and have > 0 and math.isfinite(have):
+                total += weight * math.log(have / want) ** 2
+    return total
+
+
+def nelder_mead(
+    f: Callable[[list[float]], float], start: list[float], step: float = 0.5, iterations: int = 80
+) -> tuple[list[float], int]:
+    """A plain Nelder-Mead minimisation (reflection 1, expansion 2, contraction and shrink 1/2)."""
+    points = [start] + [
+        [v + (step if i == j else 0.0) for j, v in enumerate(start)] for i in range(len(start))
+    ]
+    scores = [f(p) for p in points]
+    evaluations = len(points)
+    for _ in range(iterations):
+        order = sorted(range(len(points)), key=scores.__getitem__)
+        points, scores = [points[i] for i in order], [scores[i] for i in order]
+        centre = [sum(p[k] for p in points[:-1]) / (len(points) - 1) for k in range(len(start))]
+        worst = points[-1]
+        reflected = [c + (c - w) for c, w in zip(centre, worst, strict=True)]
+        r_score = f(reflected)
+        evaluations += 1
+        if r_score < scores[0]:
+            expanded = [c + 2 * (c - w) for c, w in zip(centre, worst, strict=True)]
+            e_score = f(expanded)
+            evaluations += 1
+            points[-1], scores[-1] = (
+                (expanded, e_score) if e_score < r_score else (reflected, r_score)
+            )
+        elif r_score < scores[-2]:
+            points[-1], scores[-1] = reflected, r_score
+        else:
+            contracted = [c + 0.5 * (w - c) for c, w in zip(centre, worst, strict=True)]
+            c_score = f(contracted)
+            evaluations += 1
+            if c_score < scores[-1]:
+                points[-1], scores[-1] = contracted, c_score
+            else:
+                best = points[0]
+                points = [best] + [
+                    [b + 0.5 * (v - b) for b, v in zip(best, p, strict=True)] for p in points[1:]
+                ]
+                scores = [scores[0]] + [f(p) for p in points[1:]]
+                evaluations += len(points) - 1
+        if max(scores) - min(scores) < 1e-6:
+            break
+    winner = min(range(len(points)), key=scores.__getitem__)
+    return points[winner], evaluations
+
+
+def fit(observations: Sequence[Observation], start: step_time.Efficiency | None = None) -> Fit:
+    """Constants that make the simulation reproduce the observed runs (module docstring)."""
+    initial = _from_efficiency(start or step_time.Efficiency())
+    best, evaluations = nelder_mead(lambda x: _loss(observations, _to_efficiency(x)), initial)
+    efficiency = _to_efficiency(best)
+    errors = {}
+    for i, obs in enumerate(observations):
+        got = predicted(obs, efficiency)
+        errors[obs.source or f"run {i + 1}"] = {
+            m: got[m] / obs.measured[m] - 1 for m in METRICS if obs.measured.get(m)
+        }
+    return Fit(efficiency, errors, evaluations)
