@@ -98,7 +98,7 @@ def ours(setup: Setup, seed: int) -> dict[str, Any]:
         doc.update(_stats(name, values, (50, 90, 95, 99)))
     doc.update({"latencies": latencies, "ttfts": ttfts, "itls": [g for _, g in reqs],
                 "output_lens": [setup.output_tokens] * len(reqs), "errors": ["timeout"] * setup.failed})  # fmt: skip
-    records = [
+    records: list[dict[str, Any]] = [
         {"index": i, "warmup": False, "ttft_s": t, "e2el_s": t + sum(g), "itls_s": g,
          "output_tokens": setup.output_tokens, "error": None}
         for i, (t, g) in enumerate(reqs)
