@@ -263,6 +263,7 @@ def _estimate_json(est: Estimate | None) -> dict[str, Any] | None:
         "reserve_gib_per_gpu": _round(est.reserve_gib_per_gpu),
         "budget_gib_per_gpu": _round(est.budget_gib_per_gpu),
         "params": est.params,
+        "notes": list(est.notes),  # ids; texts under "estimate-note.<id>" in the review tables
     }
 
 

@@ -124,7 +124,11 @@ def review(
     """Run every rule over a parsed command with known model and hardware facts."""
     effective = settings.resolve(command, model_facts, machine)
     memory = machine.spec.memory_gib if machine and machine.spec else None
-    est = capacity.estimate(model_facts, effective, memory) if model_facts else None
+    est = (
+        capacity.estimate(model_facts, effective, memory, version=command.version)
+        if model_facts
+        else None
+    )
     ctx = Context(command, effective, model_facts, machine, est)
     hits = run_rules(ctx)
     findings = sorted(

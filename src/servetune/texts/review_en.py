@@ -490,6 +490,31 @@ TEXTS: dict[str, str] = {
         "If the files differ from {taken}, pass --model-config PATH (its config.json or its "
         "folder) for an exact review."
     ),
+    # --- where the memory estimate is rough (capacity.Estimate.notes) ---
+    "estimate-note.mxfp4-padding": (
+        "MXFP4 experts are padded for vLLM's kernels (2880 -> 2944 x 3072 for gpt-oss): "
+        "weights come out 6-9% above the checkpoint."
+    ),
+    "estimate-note.group-quant-layout": (
+        "AWQ/GPTQ weights counted as b + (16 + b)/G bits each; a repacked kernel layout can "
+        "differ by a few percent."
+    ),
+    "estimate-note.moe-activation": (
+        "Mixture of experts: vLLM's profiling peak can exceed this estimate (by 2 GiB per GPU "
+        "on Qwen3-235B-A22B-FP8 at TP 4), leaving less KV cache than shown."
+    ),
+    "estimate-note.multimodal-encoder": (
+        "Vision-language model: vLLM also profiles the image encoder, which this estimate "
+        "leaves out; expect less KV cache than shown."
+    ),
+    "estimate-note.cuda-graphs-estimated": (
+        "CUDA graph memory is counted at 0.5 GiB per GPU (vLLM profiles it since 0.21; "
+        "measured -0.45 to +1.03 GiB)."
+    ),
+    "estimate-note.cuda-graphs-outside": (
+        "This release captures CUDA graphs after sizing the KV cache: they take memory beyond "
+        "--gpu-memory-utilization (up to ~1 GiB per GPU)."
+    ),
     "hardware-unknown.title": "No GPU information: hardware checks skipped",
     "hardware-unknown.why": (
         "No --gpus was given and NVML found no NVIDIA GPU here, so GPU count, memory and "

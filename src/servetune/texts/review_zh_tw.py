@@ -461,6 +461,31 @@ TEXTS: dict[str, str] = {
         "如果檔案和 {taken} 不同，請用 --model-config PATH 指定它自己的 config.json"
         "（或所在資料夾），才能精確檢查。"
     ),
+    # --- where the memory estimate is rough (capacity.Estimate.notes) ---
+    "estimate-note.mxfp4-padding": (
+        "MXFP4 專家權重會為了 vLLM 的 kernel 補齊尺寸（gpt-oss 的 2880 變成 2944 x 3072），"
+        "權重會比模型檔大 6–9%。"
+    ),
+    "estimate-note.group-quant-layout": (
+        "AWQ/GPTQ 權重以每個 b + (16 + b)/G bits 計算；"
+        "kernel 重新排列後的實際大小可能差幾個百分點。"
+    ),
+    "estimate-note.moe-activation": (
+        "混合專家（MoE）模型：vLLM 量測到的啟動記憶體高峰可能比這裡估的多"
+        "（Qwen3-235B-A22B-FP8 在 TP 4 時每張 GPU 多約 2 GiB），實際 KV cache 會比顯示的少。"
+    ),
+    "estimate-note.multimodal-encoder": (
+        "視覺語言模型：vLLM 也會量測影像編碼器的記憶體，這裡沒有算進去；"
+        "實際 KV cache 會比顯示的少。"
+    ),
+    "estimate-note.cuda-graphs-estimated": (
+        "CUDA graph 的記憶體以每張 GPU 0.5 GiB 計算"
+        "（vLLM 自 0.21 起會先量測它；實測介於 -0.45 到 +1.03 GiB）。"
+    ),
+    "estimate-note.cuda-graphs-outside": (
+        "這個版本在決定 KV cache 大小之後才擷取 CUDA graph：它們會用掉 --gpu-memory-utilization "
+        "以外的記憶體（每張 GPU 最多約 1 GiB）。"
+    ),
     "hardware-unknown.title": "沒有 GPU 資訊：已跳過硬體檢查",
     "hardware-unknown.why": (
         "沒有指定 --gpus，這台機器上的 NVML 也找不到 NVIDIA GPU，所以 GPU 張數、"
