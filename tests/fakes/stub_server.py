@@ -4,7 +4,10 @@ It speaks HTTP/1.1 on raw `asyncio` streams (no framework) so that it is never t
 it measures a load-testing client: keep-alive connections, `Transfer-Encoding: chunked` streams with
 one HTTP chunk per SSE event in the exact JSON shapes vLLM sends, Content-Length otherwise.
 
-- `StubBehaviour` says how fast to answer and which failure to inject.
+- `StubBehaviour` says how fast to answer, in which wire shape, and which failure to inject.
+  `shape="vllm-0.32"` with `event_writes=True` copies vLLM 0.32.0 byte for byte (the capture in
+  shared/reference/vllm-stream-0.32.0.txt): its extra null fields, `finish_reason` on the last
+  content chunk, the usage chunk's `system_fingerprint`, one socket write per event.
 - `StubServer` runs in the caller's event loop (`await start()` / `await stop()`).
 - `ThreadedStub` runs one in a background thread, for synchronous tests.
 - `python tests/fakes/stub_server.py --port P` runs one as a process and prints `READY <base url>`.
@@ -31,7 +34,7 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 MAX_MODEL_LEN = 4096
 TOKEN_TEXT = " tok"  # noqa: S105 - generated text, not a password
@@ -45,6 +48,9 @@ _FLUSH_EVERY = 64
 _TICK_S = 0.001  # paced writes are batched per millisecond (see _Pacer)
 
 JSON = dict[str, Any]
+Shape = Literal["stub", "vllm-0.32"]
+SHAPES: tuple[Shape, ...] = ("stub", "vllm-0.32")
+VLLM_FINGERPRINT = "vllm-0.32.0-21e077a8"  # as in the capture
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,12 @@ class StubBehaviour:
     malformed_after_chunks: int | None = None  # one `data: {not json` event after this many
     hang: bool = False  # accept completion requests, never answer
     model: str = "stub"
+    # "stub": lean chunks and a separate finish chunk; "vllm-0.32": vLLM 0.32.0's exact chunks.
+    shape: Shape = "stub"
+    spaced: bool = False  # JSON with a space after ":" and "," (Python's json.dumps default)
+    # One socket write per SSE event, yielding to the loop after each (as vLLM's server does),
+    # instead of joining up to _FLUSH_EVERY zero-delay events into one write.
+    event_writes: bool = False
 
     def __post_init__(self) -> None:
         if self.ttft_ms < 0 or self.itl_ms < 0:
@@ -74,6 +86,8 @@ class StubBehaviour:
             raise ValueError("default_max_tokens and fail_every must be >= 0")
         if not 100 <= self.fail_status <= 599:
             raise ValueError("fail_status must be an HTTP status code")
+        if self.shape not in SHAPES:
+            raise ValueError(f"shape must be one of {', '.join(SHAPES)}")
 
 
 @dataclass(frozen=True)
@@ -244,8 +258,8 @@ def _write_error(writer: asyncio.StreamWriter, error: _HttpError, keep_alive: bo
     _write_response(writer, error.status, _dumps(body), "application/json", keep_alive)
 
 
-def _dumps(obj: object) -> bytes:
-    return json.dumps(obj, separators=(",", ":")).encode()
+def _dumps(obj: object, *, spaced: bool = False) -> bytes:
+    return json.dumps(obj, separators=(", ", ": ") if spaced else (",", ":")).encode()
 
 
 def _frame(payload: bytes) -> bytes:
@@ -336,9 +350,15 @@ class _StreamWriter:
     """
 
     def __init__(
-        self, writer: asyncio.StreamWriter, events: Iterator[_Event], pacer: _Pacer
+        self,
+        writer: asyncio.StreamWriter,
+        events: Iterator[_Event],
+        pacer: _Pacer,
+        *,
+        event_writes: bool = False,
     ) -> None:
         self._transport = writer.transport
+        self._event_writes = event_writes
         self._high_water = self._transport.get_write_buffer_limits()[1]
         self._events = events
         self._pacer = pacer
@@ -365,7 +385,7 @@ class _StreamWriter:
         for event in self._events:
             if isinstance(event, bytes):
                 pending.append(event)
-                if len(pending) < _FLUSH_EVERY:
+                if len(pending) < _FLUSH_EVERY and not self._event_writes:
                     continue
             if not self._flush(pending, result):
                 return
@@ -377,6 +397,9 @@ class _StreamWriter:
                 return
             if self._transport.get_write_buffer_size() > self._high_water:
                 result.set_result(None)
+                return
+            if self._event_writes:  # let other streams (and the client) run between events
+                asyncio.get_running_loop().call_soon(self._step)
                 return
         if self._flush(pending, result):
             result.set_result(True)
@@ -393,14 +416,17 @@ class _StreamWriter:
         if self._transport.is_closing():
             result.set_exception(ConnectionResetError("the client went away"))
             return False
-        self._transport.write(b"".join(pending))
+        if pending:
+            self._transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
         pending.clear()
         return True
 
 
-async def _pump(writer: asyncio.StreamWriter, events: Iterator[_Event], pacer: _Pacer) -> bool:
+async def _pump(
+    writer: asyncio.StreamWriter, events: Iterator[_Event], pacer: _Pacer, *, event_writes: bool
+) -> bool:
     """Write the events; False when the stream was cut."""
-    stream = _StreamWriter(writer, events, pacer)
+    stream = _StreamWriter(writer, events, pacer, event_writes=event_writes)
     while (outcome := await stream.run()) is None:
         await writer.drain()
     return outcome
@@ -493,20 +519,10 @@ def _usage(prompt_tokens: int, completion_tokens: int) -> JSON:
     }
 
 
-_ROLE_CHOICES = _dumps(
-    [
-        {
-            "index": 0,
-            "delta": {"role": "assistant", "content": ""},
-            "logprobs": None,
-            "finish_reason": None,
-        }
-    ]
-)
-
-
-@functools.lru_cache(maxsize=64)
-def _choices(*, chat: bool, tokens: int, finish_reason: str | None) -> bytes:
+@functools.lru_cache(maxsize=256)
+def _choices(
+    *, chat: bool, tokens: int, finish_reason: str | None, shape: Shape, spaced: bool
+) -> bytes:
     """The `choices` JSON of a content (or finish) chunk, in vLLM's key order."""
     text = TOKEN_TEXT * tokens
     choice: JSON = {"index": 0}
@@ -514,61 +530,105 @@ def _choices(*, chat: bool, tokens: int, finish_reason: str | None) -> bytes:
         choice |= {"delta": {"content": text}, "logprobs": None, "finish_reason": finish_reason}
         if finish_reason is not None:
             choice["stop_reason"] = None
+        if shape == "vllm-0.32":
+            choice["token_ids"] = None
     else:
         choice |= {"text": text, "logprobs": None, "finish_reason": finish_reason}
         choice["stop_reason"] = None
-    return _dumps([choice])
+        if shape == "vllm-0.32":
+            choice |= {"prompt_token_ids": None, "token_ids": None}
+    return _dumps([choice], spaced=spaced)
+
+
+@functools.lru_cache(maxsize=8)
+def _role_choices(*, spaced: bool) -> bytes:
+    choice = {
+        "index": 0,
+        "delta": {"role": "assistant", "content": ""},
+        "logprobs": None,
+        "finish_reason": None,
+    }
+    return _dumps([choice], spaced=spaced)
 
 
 class _Chunks:
     """One request's SSE events in vLLM's shapes, spliced from cached JSON (json.dumps is slow)."""
 
-    def __init__(self, plan: _Plan, model: str) -> None:
+    def __init__(self, plan: _Plan, behaviour: StubBehaviour) -> None:
         self._plan = plan
+        self._shape = behaviour.shape
+        self._spaced = behaviour.spaced
         head = {
-            "id": ("chatcmpl-" if plan.chat else "cmpl-") + uuid.uuid4().hex,
+            "id": ("chatcmpl-" if plan.chat else "cmpl-") + uuid.uuid4().hex[:16],
             "object": "chat.completion.chunk" if plan.chat else "text_completion",
             "created": int(time.time()),
-            "model": model,
+            "model": behaviour.model,
         }
-        self._prefix = b"data: " + _dumps(head)[:-1] + b',"choices":'  # the object, left open
-        self._content: dict[int, bytes] = {}
+        key = b'"choices": ' if self._spaced else b'"choices":'
+        comma = b", " if self._spaced else b","
+        # The object, left open after "choices":
+        self._prefix = b"data: " + self._dumps(head)[:-1] + comma + key
+        self._content: dict[tuple[int, bool], bytes] = {}
+
+    @property
+    def finish_on_last(self) -> bool:
+        """vLLM 0.32 puts finish_reason on the last content chunk (no separate finish chunk)."""
+        return self._shape == "vllm-0.32"
 
     def role(self) -> bytes:
-        return self._event(_ROLE_CHOICES, self._running_usage(0))
+        tail: JSON = {}
+        if self._shape == "vllm-0.32":
+            tail = {"prompt_token_ids": None, "prompt_text": None}
+        return self._event(_role_choices(spaced=self._spaced), self._running_usage(0), tail)
 
-    def content(self, tokens: int, done: int) -> bytes:
+    def content(self, tokens: int, done: int, *, last: bool = False) -> bytes:
         if self._plan.continuous_usage:
-            return self._event(self._choices(tokens, None), self._running_usage(done))
-        event = self._content.get(tokens)
+            return self._event(self._choices(tokens, last), self._running_usage(done))
+        event = self._content.get((tokens, last))
         if event is None:
-            event = self._content[tokens] = self._event(self._choices(tokens, None))
+            event = self._content[tokens, last] = self._event(self._choices(tokens, last))
         return event
 
     def finish(self, done: int) -> bytes:
-        return self._event(self._choices(0, "length"), self._running_usage(done))
+        return self._event(self._choices(0, True), self._running_usage(done))
 
     def usage(self, done: int) -> bytes:
-        return self._event(b"[]", _usage(self._plan.prompt_tokens, done))
+        tail: JSON = {}
+        if self._shape == "vllm-0.32":
+            tail = {"system_fingerprint": VLLM_FINGERPRINT}
+        return self._event(b"[]", _usage(self._plan.prompt_tokens, done), tail)
 
-    def _choices(self, tokens: int, finish_reason: str | None) -> bytes:
-        return _choices(chat=self._plan.chat, tokens=tokens, finish_reason=finish_reason)
+    def _dumps(self, obj: object) -> bytes:
+        return _dumps(obj, spaced=self._spaced)
+
+    def _choices(self, tokens: int, last: bool) -> bytes:
+        return _choices(
+            chat=self._plan.chat,
+            tokens=tokens,
+            finish_reason="length" if last else None,
+            shape=self._shape,
+            spaced=self._spaced,
+        )
 
     def _running_usage(self, done: int) -> JSON | None:
         return _usage(self._plan.prompt_tokens, done) if self._plan.continuous_usage else None
 
-    def _event(self, choices: bytes, usage: JSON | None = None) -> bytes:
-        tail = b"}\n\n" if usage is None else b',"usage":' + _dumps(usage) + b"}\n\n"
-        event = self._prefix + choices + tail
+    def _event(self, choices: bytes, usage: JSON | None = None, tail: JSON | None = None) -> bytes:
+        fields = ({"usage": usage} if usage is not None else {}) | (tail or {})
+        rest = self._dumps(fields)[1:] if fields else b"}"  # ',"usage":{...}}' or '}'
+        if fields:
+            rest = (b", " if self._spaced else b",") + rest
+        event = self._prefix + choices + rest + b"\n\n"
         return b"%x\r\n%b\r\n" % (len(event), event)
 
 
 def _stream_events(plan: _Plan, behaviour: StubBehaviour, keep_alive: bool) -> Iterator[_Event]:
-    chunks = _Chunks(plan, behaviour.model)
+    chunks = _Chunks(plan, behaviour)
     yield _stream_head(keep_alive)
     if plan.chat and behaviour.role_chunk:
         yield chunks.role()
     sizes = _chunk_sizes(plan.completion_tokens, behaviour.tokens_per_chunk)
+    finish_on_last = chunks.finish_on_last and bool(sizes)
     done = 0
     for index in range(len(sizes) + 1):  # the extra round: faults after the last content chunk
         if behaviour.malformed_after_chunks == index:
@@ -582,8 +642,9 @@ def _stream_events(plan: _Plan, behaviour: StubBehaviour, keep_alive: bool) -> I
         if delay_ms > 0:
             yield delay_ms / 1000
         done += sizes[index]
-        yield chunks.content(sizes[index], done)
-    yield chunks.finish(done)
+        yield chunks.content(sizes[index], done, last=finish_on_last and index == len(sizes) - 1)
+    if not finish_on_last:
+        yield chunks.finish(done)
     if plan.include_usage and behaviour.usage:
         yield chunks.usage(done)
     yield _DONE_AND_END
@@ -817,7 +878,7 @@ class StubServer:
         try:
             if plan.stream:
                 events = _stream_events(plan, behaviour, request.keep_alive)
-                return await _pump(writer, events, self._pacer)
+                return await _pump(writer, events, self._pacer, event_writes=behaviour.event_writes)
             return await self._answer_whole(writer, plan, behaviour, request.keep_alive)
         finally:
             self._running -= 1
@@ -951,6 +1012,10 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--tokens-per-chunk", type=int, default=1)
     parser.add_argument("--default-max-tokens", type=int, default=16)
     parser.add_argument("--model", default="stub")
+    parser.add_argument("--shape", choices=SHAPES, default="stub")
+    parser.add_argument("--spaced", action="store_true", help="JSON with spaces after : and ,")
+    parser.add_argument("--event-writes", action="store_true", help="one write per SSE event")
+    parser.add_argument("--continuous-usage", action="store_true")
     return parser.parse_args(argv)
 
 
@@ -975,6 +1040,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         tokens_per_chunk=args.tokens_per_chunk,
         default_max_tokens=args.default_max_tokens,
         model=args.model,
+        shape=args.shape,
+        spaced=args.spaced,
+        event_writes=args.event_writes,
+        continuous_usage=args.continuous_usage,
     )
     asyncio.run(_serve_until_signal(StubServer(behaviour, args.host, args.port)))
     return 0

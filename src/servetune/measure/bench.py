@@ -20,14 +20,7 @@ from typing import Any, Literal
 from servetune.errors import ServerUnreachable, UsageError
 from servetune.measure import schedule, server_metrics, workload
 from servetune.measure.client import ClientLimits, Endpoint, HttpClient, RequestFailed, json_body
-from servetune.measure.stream import (
-    Event,
-    MalformedStream,
-    SseParser,
-    plain_content_count,
-    quick_content,
-    read_event,
-)
+from servetune.measure.stream import MalformedStream, StreamFailed, StreamTally
 from servetune.measure.workload import Prompt, WorkloadSpec
 
 EndpointPath = Literal["/v1/completions", "/v1/chat/completions"]
@@ -198,45 +191,18 @@ class _Runner:
     semaphore: asyncio.Semaphore | None = None
 
     async def _consume(self, rec: RequestRecord, body: bytes) -> bool:
-        parser = SseParser()
-        done = False
-        path = self.config.endpoint
-        start, times = self.start, rec.content_times
-        async for at, data in self.client.stream(path, body, self.clock):
-            payloads = parser.feed(data)
-            plain = plain_content_count(payloads) if payloads else 0
-            if plain is not None:  # the hot path: a read of nothing but content chunks
-                if plain:
-                    times.extend([at - start] * plain)
-                    self.output_tokens += plain
-                continue
-            for payload in payloads:
-                quick = quick_content(payload)
-                if quick is not None:  # the hot path: a plain content chunk
-                    if quick:
-                        times.append(at - start)
-                        self.output_tokens += 1
-                    continue
-                done = self._event(rec, read_event(payload), at - start) or done
-        return done
-
-    def _event(self, rec: RequestRecord, event: Event, at: float) -> bool:
-        """Record a fully parsed event (usage, errors, unusual shapes); True at `[DONE]`."""
-        if event.done:
-            return True
-        if event.error is not None:
-            raise RequestFailed("server_error", event.error)
-        if event.content:
-            rec.content_times.append(at)
-            self.output_tokens += 1
-            if event.completion_tokens is not None:
-                rec.chunk_tokens.append(event.completion_tokens)
-        if event.completion_tokens is not None:
-            rec.output_tokens = event.completion_tokens
-            rec.output_tokens_source = "usage"
-        if event.prompt_tokens is not None:
-            rec.prompt_tokens = event.prompt_tokens
-        return False
+        """Stream one response into `rec`; True when `[DONE]` came. Events are counted as they
+        arrive, inside the event loop's read callback (no task switch per event)."""
+        tally = StreamTally(self.start, rec.content_times, rec.chunk_tokens, counter=self)
+        try:
+            await self.client.stream_to(self.config.endpoint, body, tally.feed, self.clock)
+        except StreamFailed as exc:
+            raise RequestFailed("server_error", str(exc)) from exc
+        if tally.completion_tokens is not None:
+            rec.output_tokens, rec.output_tokens_source = tally.completion_tokens, "usage"
+        if tally.prompt_tokens is not None:
+            rec.prompt_tokens = tally.prompt_tokens
+        return tally.done
 
     async def one(self, rec: RequestRecord, prompt: Prompt, *, has_slot: bool = False) -> None:
         """Run one request; with `has_slot` the caller already holds its concurrency slot."""

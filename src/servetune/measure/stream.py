@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Protocol
 
 
 class MalformedStream(Exception):  # noqa: N818 - recorded as the error kind "malformed"
@@ -100,16 +101,17 @@ def plain_content_count(payloads: list[bytes]) -> int | None:
     return total - blob.count(key + b'"')
 
 
-def read_event(payload: bytes) -> Event:
-    """Interpret one `data:` payload; `MalformedStream` when it is not such JSON."""
-    if payload == b"[DONE]":
-        return DONE
+def _load(payload: bytes) -> dict[str, object]:
     try:
         obj = json.loads(payload)
     except ValueError as exc:
         raise MalformedStream(f"not JSON: {payload[:80]!r}") from exc
     if not isinstance(obj, dict):
         raise MalformedStream(f"not a JSON object: {payload[:80]!r}")
+    return obj
+
+
+def _event_of(obj: dict[str, object]) -> Event:
     if "error" in obj:
         error = obj["error"]
         message = error.get("message") if isinstance(error, dict) else error
@@ -127,3 +129,167 @@ def read_event(payload: bytes) -> Event:
             prompt_tokens=prompt if isinstance(prompt, int) else None,
         )
     return Event(content=content)
+
+
+def read_event(payload: bytes) -> Event:
+    """Interpret one `data:` payload; `MalformedStream` when it is not such JSON."""
+    if payload == b"[DONE]":
+        return DONE
+    return _event_of(_load(payload))
+
+
+class StreamFailed(Exception):  # noqa: N818 - recorded as the error kind "server_error"
+    """The server sent an error object inside the stream."""
+
+
+class TokenCounter(Protocol):
+    """Whatever keeps a run's live count of content events (read by progress displays)."""
+
+    output_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Template:
+    """A content event of this stream, cut around its text: `head` ends with the text's
+    opening quote, `tail` starts at its closing quote and ends the event (usage aside)."""
+
+    head: bytes
+    tail: bytes
+
+
+def _learn(payload: bytes, obj: dict[str, object], text: str) -> _Template | None:
+    """The template of a parsed content event with one choice, or None when its text cannot be
+    located exactly once in the bytes (then every event of the stream is parsed)."""
+    choices = obj.get("choices")
+    if not isinstance(choices, list) or len(choices) != 1:
+        return None
+    for encoded in (json.dumps(text, ensure_ascii=False), json.dumps(text)):
+        raw = encoded.encode("utf-8")
+        at = payload.find(raw)
+        if at < 0 or payload.find(raw, at + 1) >= 0 or b'"' in raw[1:-1]:
+            continue
+        close = at + len(raw) - 1
+        usage = payload.find(b'"usage"', close)
+        end = len(payload) if usage < 0 else payload.rfind(b",", close, usage)
+        if end <= close:
+            return None
+        return _Template(payload[: at + 1], payload[close:end])
+    return None
+
+
+class StreamTally:
+    """One stream's measurements, taken as its body bytes arrive, without a task switch or a
+    JSON parse per event in the common case.
+
+    Records, for each event that carries generated text, its arrival time minus `origin`; the
+    running usage (`chunk_tokens`) when events carry it; the final usage; `[DONE]`. An event
+    equal byte for byte to an earlier parsed content event of the same stream, its text and
+    usage aside, is counted from the bytes (a few comparisons); anything else is parsed in full.
+    `feed` raises `MalformedStream` for an event that is not JSON and `StreamFailed` for an
+    error event.
+    """
+
+    __slots__ = (
+        "_counter",
+        "_origin",
+        "_parser",
+        "_template",
+        "chunk_tokens",
+        "completion_tokens",
+        "content_times",
+        "done",
+        "prompt_tokens",
+    )
+
+    def __init__(
+        self,
+        origin: float = 0.0,
+        content_times: list[float] | None = None,
+        chunk_tokens: list[int] | None = None,
+        counter: TokenCounter | None = None,
+    ) -> None:
+        self._origin = origin
+        self._counter = counter
+        self._parser: SseParser | None = None  # only once a read does not hold one whole event
+        self._template: _Template | None = None
+        self.content_times: list[float] = [] if content_times is None else content_times
+        self.chunk_tokens: list[int] = [] if chunk_tokens is None else chunk_tokens
+        self.prompt_tokens: int | None = None
+        self.completion_tokens: int | None = None
+        self.done = False
+
+    def feed(self, at: float, data: bytes) -> None:
+        """Body bytes that arrived at `at` (any split of the stream)."""
+        # The hot path: a read holding exactly one whole single-line event.
+        if (
+            self._parser is None
+            and data.startswith(b"data: ")
+            and data.find(b"\n") == len(data) - 2
+            and data.endswith(b"\n\n")
+            and b"\r" not in data
+        ):
+            self._event(at, data[6:-2])
+            return
+        if self._parser is None:
+            self._parser = SseParser()
+        for payload in self._parser.feed(data):
+            self._event(at, payload)
+
+    def _event(self, at: float, payload: bytes) -> None:
+        template = self._template
+        if template is not None and payload.startswith(template.head):
+            start, tail = len(template.head), template.tail
+            close = payload.find(b'"', start)  # no quote in the text, not even an escaped one
+            if close > 0 and payload[close - 1] != 0x5C and payload.startswith(tail, close):
+                end = close + len(tail)
+                if end == len(payload):
+                    if close > start:
+                        self._content(at, None)
+                    return
+                if self._known_usage(at, payload, end, has_text=close > start):
+                    return
+        self._parse(at, payload)
+
+    def _known_usage(self, at: float, payload: bytes, end: int, *, has_text: bool) -> bool:
+        """A template match followed by `,"usage":{...}}` (continuous usage stats)."""
+        try:
+            rest = json.loads(b"{" + payload[end + 1 :])
+        except ValueError:
+            return False
+        usage = rest.get("usage") if isinstance(rest, dict) and len(rest) == 1 else None
+        if not isinstance(usage, dict):
+            return False
+        completion = self._usage(usage)
+        if has_text:
+            self._content(at, completion)
+        return True
+
+    def _content(self, at: float, completion: int | None) -> None:
+        self.content_times.append(at - self._origin)
+        if completion is not None:
+            self.chunk_tokens.append(completion)
+        if self._counter is not None:
+            self._counter.output_tokens += 1
+
+    def _usage(self, usage: dict[str, object]) -> int | None:
+        completion, prompt = usage.get("completion_tokens"), usage.get("prompt_tokens")
+        if isinstance(prompt, int):
+            self.prompt_tokens = prompt
+        if isinstance(completion, int):
+            self.completion_tokens = completion
+            return completion
+        return None
+
+    def _parse(self, at: float, payload: bytes) -> None:
+        if payload == b"[DONE]":
+            self.done = True
+            return
+        obj = _load(payload)
+        event = _event_of(obj)
+        if event.error is not None:
+            raise StreamFailed(event.error)
+        usage = obj.get("usage")
+        completion = self._usage(usage) if isinstance(usage, dict) else None
+        if event.content:
+            self._content(at, completion)
+            self._template = _learn(payload, obj, event.content) or self._template
