@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from servetune.review import model
+from servetune.review import capacity, model, settings
+from servetune.render.check import report_json
 from servetune.review.check import CheckOptions, check_text
 from servetune.review.model_names import match_name, quantization_in_name
+from servetune.vllm import serve_command
 
 SOURCES = Path(__file__).resolve().parents[2] / "scripts" / "sources" / "catalog_models.json"
 
@@ -199,10 +201,43 @@ def test_rules_run_on_inferred_facts() -> None:
 
 
 def test_json_source_is_inferred() -> None:
-    from servetune.render.check import report_json
-
     report = check_text(
         "vllm serve /models/gemma-3-4b-it",
         CheckOptions(gpus="1xL4", vllm_version="0.33.0", detect_hardware=False),
     )
     assert report_json(report)["model"]["source"] == "inferred"
+
+
+# Parameter counts the publishers state on their model cards (Hugging Face "Model size"), in
+# billions: the architecture the catalog holds must add up to them (text weights; vision
+# encoders excluded). A wrong width, layer count or tie shows up here.
+PUBLISHED_SIZES = [
+    ("Qwen/Qwen1.5-0.5B-Chat", 0.62),
+    ("Qwen/Qwen1.5-110B-Chat", 111.0),
+    ("Qwen/Qwen1.5-MoE-A2.7B-Chat", 14.3),
+    ("Qwen/Qwen2-57B-A14B-Instruct", 57.4),
+    ("meta-llama/Llama-3.1-405B-Instruct", 405.0),
+    ("meta-llama/Llama-4-Scout-17B-16E-Instruct", 108.6),
+    ("meta-llama/Llama-4-Maverick-17B-128E-Instruct", 400.7),
+    ("mistralai/Mistral-Large-Instruct-2407", 122.6),
+    ("mistralai/Mistral-Nemo-Instruct-2407", 12.2),
+    ("google/gemma-2-2b-it", 2.61),
+    ("google/gemma-2-9b-it", 9.24),
+    ("microsoft/phi-4", 14.7),
+    ("microsoft/Phi-3.5-MoE-instruct", 41.9),
+    ("deepseek-ai/DeepSeek-V2-Lite-Chat", 15.7),
+    ("deepseek-ai/DeepSeek-V2-Chat", 236.0),
+    ("internlm/internlm3-8b-instruct", 8.8),
+    ("01-ai/Yi-1.5-34B-Chat", 34.4),
+    ("moonshotai/Kimi-K2-Instruct", 1026.0),
+    ("openai/gpt-oss-120b", 116.8),
+]
+
+
+@pytest.mark.parametrize(("model_id", "billions"), PUBLISHED_SIZES)
+def test_catalog_architectures_add_up_to_the_published_size(model_id: str, billions: float) -> None:
+    facts = model.find_model(model_id)
+    assert facts is not None
+    effective = settings.resolve(serve_command.parse_text(f"vllm serve {model_id}"), facts, None)
+    _, params = capacity.weight_bytes(facts, effective)
+    assert params / 1e9 == pytest.approx(billions, rel=0.03)

@@ -22,6 +22,10 @@ from servetune.review import model_names
 
 ModelSource = Literal["local", "hf-cache", "catalog", "inferred", "hub"]
 
+# Model types whose transformers config ties lm_head to the embeddings unless it says otherwise
+# (Gemma2Config / Gemma3TextConfig default tie_word_embeddings=True; most others default False).
+_TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text"})
+
 # vLLM refuses float16 for these model types (numerical instability), 0.11 onwards.
 FLOAT16_REFUSED = frozenset({"gemma2", "gemma3", "gemma3_text", "plamo2", "glm4"})
 
@@ -249,7 +253,9 @@ def model_facts(
         head_dim=head_dim,
         vocab_size=_int(text, "vocab_size", "padded_vocab_size"),
         intermediate_size=_int(text, "intermediate_size", "ffn_hidden_size", "n_inner"),
-        tie_word_embeddings=bool(text.get("tie_word_embeddings", False)),
+        tie_word_embeddings=bool(
+            text.get("tie_word_embeddings", text.get("model_type") in _TIED_BY_DEFAULT)
+        ),
         max_model_len=max_len,
         max_len_key=max_key,
         dtype=_dtype(text) or _dtype(config),
