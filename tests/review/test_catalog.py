@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from servetune.review import capacity, model, settings
 from servetune.render.check import report_json
+from servetune.review import capacity, model, settings
 from servetune.review.check import CheckOptions, check_text
 from servetune.review.model_names import match_name, quantization_in_name
 from servetune.vllm import serve_command
