@@ -58,7 +58,7 @@ def _placement(facts: Facts) -> Facts:
     """The GPUs a Ray placement group asked for: one bundle with a GPU per worker."""
     if "specs" in facts and "world" not in facts:
         return {"world": str(facts["specs"].count("'GPU'"))}
-    return {}
+    return {} if "world" in facts else {"variant": "other"}
 
 
 def _shape(facts: Facts) -> Facts:
@@ -166,6 +166,10 @@ _PATTERNS: tuple[_Pattern, ...] = (
         "tp-exceeds-gpus",
         r"World size \((?P<world>\d+)\) is larger than the number of available GPUs "
         r"\((?P<gpus>\d+)\)",
+    ),
+    _p(
+        "tp-exceeds-gpus",
+        r"Tensor parallel size \((?P<world>\d+)\) exceeds available GPUs \((?P<gpus>\d+)\)",
     ),
     _p(
         "tp-exceeds-gpus",
@@ -363,10 +367,11 @@ def _oom_phase(lines: Sequence[vllm_log.LogLine]) -> str | None:
     at = next((i for i, line in enumerate(lines) if _OOM.search(line.text)), None)
     if at is None:
         return None
-    frames = [line.text for line in lines[max(0, at - 80) : at]]
-    for name, pattern in _OOM_PHASES:  # the most specific phase first
-        if any(pattern.search(frame) for frame in frames):
-            return name
+    # Frames come before the error in a traceback; a paste sometimes puts them after it.
+    for frames in (lines[max(0, at - 80) : at], lines[at + 1 : at + 40]):
+        for name, pattern in _OOM_PHASES:  # the most specific phase first
+            if any(pattern.search(frame.text) for frame in frames):
+                return name
     labels = [label for line in lines[:at] if (label := vllm_log.phase(line.text))]
     for label in reversed(labels):
         for prefix, name in _PHASE_BY_LABEL.items():
@@ -393,6 +398,12 @@ def context(lines: Sequence[vllm_log.LogLine]) -> Facts:
     if phase is not None:
         facts["oom_phase"] = phase
     return facts
+
+
+def telling_quiet(lines: Sequence[vllm_log.LogLine]) -> list[str]:
+    """Quiet lines that tell the cause (a negative KV cache memory), for a log without an error
+    message of its own."""
+    return [line.text.strip() for line in lines if not line.loud and _TELLING.search(line.text)]
 
 
 def telling(lines: Sequence[vllm_log.LogLine]) -> list[str]:

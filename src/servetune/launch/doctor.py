@@ -149,8 +149,7 @@ def _message_cause(lines: Sequence[LogLine]) -> str | None:
         and not _NOT_A_CAUSE.match(line.text.strip())
     ]
     real = [text for text in errors if not vllm_log.is_wrapper(text)]
-    chosen = real or errors
-    return chosen[-1] if chosen else None
+    return real[-1] if real else None
 
 
 def _root_cause(lines: Sequence[LogLine]) -> str | None:
@@ -158,7 +157,12 @@ def _root_cause(lines: Sequence[LogLine]) -> str | None:
     for line in lines:
         if line.level is None and vllm_log.is_argparse_error(line):
             return line.text.strip()
-    return _pydantic_error(lines) or _exception_cause(lines) or _message_cause(lines)
+    return (
+        _pydantic_error(lines)
+        or _exception_cause(lines)
+        or _message_cause(lines)
+        or next((text for text in diagnoses.telling_quiet(lines)), None)
+    )
 
 
 def _fatal_line(lines: Sequence[LogLine]) -> str | None:

@@ -33,7 +33,8 @@ _OUTER = re.compile(
     r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s"  # docker -t, kubectl
     r"|\[\d{4}-\d\d-\d\dT[^\]]*\]\s"  # CI runners: [2025-03-10T15:07:20Z]
     r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? \| [A-Z]+ \| \w+ \| "  # fastchat workers
-    r"|[A-Za-z][\w.-]*\s+\|\s"  # docker compose: `vllm-1  | `
+    r"|\s*[A-Za-z][\w.-]*\s+\|\s"  # docker compose: `vllm-1  | `
+    r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? \[[A-Z][a-z]+\] (?:\(\w+\) )?"  # wrappers' own
     r"|\s*\|\s"  # kubectl / k9s panes: `  | `
     r"|\[pod/[^\]\s]+\]\s"  # kubectl logs --prefix
     r"|\S+\s+\d{1,2} \d\d:\d\d:\d\d \S+ [\w.-]+\[\d+\]:\s"  # journald

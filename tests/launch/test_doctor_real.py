@@ -1,0 +1,91 @@
+"""`doctor` on what users really paste: log excerpts from public issue threads
+(tests/data/vllm-logs/real, index.json gives each one's source URL and what actually happened).
+
+Each excerpt is judged like a user's paste: status, the root-cause line, the first diagnosis and
+the numbers its title names; and `serve`'s line-by-line reader never disagrees with the doctor.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from servetune.launch.doctor import diagnose
+from servetune.vllm import log as vllm_log
+
+REAL = Path(__file__).resolve().parents[1] / "data" / "vllm-logs" / "real"
+INDEX: list[dict[str, Any]] = json.loads((REAL / "index.json").read_text(encoding="utf-8"))
+CASES = {case["file"]: case for case in INDEX}
+
+
+def test_the_index_lists_every_excerpt_once_with_its_source() -> None:
+    on_disk = {path.name for path in REAL.glob("*.log")}
+    assert set(CASES) == on_disk
+    assert len(CASES) == len(INDEX) >= 15
+    for case in INDEX:
+        assert case["source"].startswith("https://github.com/"), case["file"]
+        assert case["status"] in ("ready", "failed", "starting")
+
+
+def test_the_excerpts_cover_the_families() -> None:
+    ids = {case["diagnosis"] for case in INDEX}
+    assert {"out-of-memory", "weights-dont-fit", "kv-cache-too-small", "tp-exceeds-gpus",
+            "nccl-error", "quant-tp-shape", "dtype-unsupported-gpu", None} <= ids  # fmt: skip
+    assert {case["status"] for case in INDEX} == {"ready", "failed", "starting"}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_status_root_cause_and_diagnosis(name: str) -> None:
+    case = CASES[name]
+    report = diagnose((REAL / name).read_text(encoding="utf-8"))
+    assert report.status == case["status"]
+    if case["root_cause"] is None:
+        assert report.root_cause is None
+    else:
+        assert report.root_cause is not None
+        assert report.root_cause.startswith(case["root_cause"]), report.root_cause
+        assert not report.root_cause.startswith(("Traceback", "raise "))
+        assert "Engine core initialization failed" not in report.root_cause
+    ids = [d.id for d in report.diagnoses]
+    if case["diagnosis"] is None:
+        assert ids == []
+    else:
+        assert ids[0] == case["diagnosis"], ids
+        for part in case["title_has"]:
+            assert part in report.diagnoses[0].title, report.diagnoses[0].title
+        assert "`?`" not in report.diagnoses[0].title + report.diagnoses[0].fix
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, case in CASES.items() if "kv_cache_tokens" in case)
+)
+def test_reported_numbers(name: str) -> None:
+    case = CASES[name]
+    reported = diagnose((REAL / name).read_text(encoding="utf-8")).reported
+    assert reported.kv_cache_tokens == case["kv_cache_tokens"]
+    assert reported.max_concurrency == case["max_concurrency"]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_zh_tw_report_has_the_same_verdict(name: str) -> None:
+    text = (REAL / name).read_text(encoding="utf-8")
+    english, chinese = diagnose(text), diagnose(text, "zh-TW")
+    assert (chinese.status, chinese.root_cause) == (english.status, english.root_cause)
+    assert [d.id for d in chinese.diagnoses] == [d.id for d in english.diagnoses]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_serve_and_doctor_do_not_disagree(name: str) -> None:
+    # What `serve` decides while following the same lines is what the doctor says at the end.
+    text = (REAL / name).read_text(encoding="utf-8")
+    watch = vllm_log.StartWatch()
+    for raw in text.splitlines():
+        watch.feed(raw)
+    status = diagnose(text).status
+    if watch.fatal is not None:
+        assert status == "failed"
+    if watch.ready:
+        assert status == "ready"
