@@ -1,0 +1,279 @@
+"""`servetune plan --gpus 1xH100-80GB --input-len 1000 --output-len 200 --concurrency 50 --
+vllm serve MODEL`: the boss's questions answered offline by a simulation of vLLM's scheduler.
+
+Exit codes: 0 a prediction was made, 1 the configuration cannot run (check's errors are
+listed), 2 bad usage (no load given, unknown model or GPU, unreadable --calibrate files).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Self
+
+from servetune.cli.command import Command, ExitCode, Streams
+from servetune.cli.options import ReviewArgs, review, write_json
+from servetune.errors import UsageError
+
+if TYPE_CHECKING:
+    from servetune.plan.predict import Slo
+    from servetune.plan.simulate import Load
+
+SLO_KEYS = ("ttft", "tpot", "e2el")
+
+
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+def _positive_float(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not number > 0 or math.isnan(number):
+        raise argparse.ArgumentTypeError("must be positive")
+    return number
+
+
+def parse_slo(items: list[str]) -> dict[str, float]:
+    """`KEY:MS` items (ttft, tpot, e2el) into {key: ms}."""
+    slo: dict[str, float] = {}
+    for item in items:
+        key, sep, value = item.partition(":")
+        try:
+            number = float(value)
+        except ValueError:
+            number = -1.0
+        if not sep or key not in SLO_KEYS or not number > 0 or math.isinf(number):
+            raise UsageError(
+                f"bad --slo {item!r}",
+                "use KEY:MS with KEY one of ttft, tpot, e2el, e.g. --slo ttft:2000 --slo tpot:50",
+            )
+        slo[key] = number
+    return slo
+
+
+@dataclass(frozen=True)
+class PlanArgs:
+    review: ReviewArgs
+    input_len: int
+    output_len: int
+    range_ratio: float
+    concurrency: int | None
+    request_rate: float | None
+    num_prompts: int
+    slo: dict[str, float]
+    slo_percentile: int
+    calibrate: tuple[Path, ...]
+    plot: Path | None
+    seed: int
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        ReviewArgs.add_arguments(parser)
+        g = parser.add_argument_group("the load")
+        g.add_argument(
+            "--input-len",
+            type=_positive_int,
+            metavar="N",
+            help="prompt tokens per request (or --random-input-len)",
+        )
+        g.add_argument(
+            "--output-len",
+            type=_positive_int,
+            metavar="N",
+            help="output tokens per request (or --random-output-len)",
+        )
+        g.add_argument(
+            "--random-input-len",
+            type=_positive_int,
+            metavar="N",
+            help="the same as --input-len, spelled as in bench",
+        )
+        g.add_argument(
+            "--random-output-len",
+            type=_positive_int,
+            metavar="N",
+            help="the same as --output-len, spelled as in bench",
+        )
+        g.add_argument(
+            "--random-range-ratio",
+            type=float,
+            default=0.0,
+            metavar="R",
+            help="lengths vary uniformly by +/- R (default 0), as in bench",
+        )
+        g.add_argument(
+            "--dataset-name",
+            choices=("random",),
+            default="random",
+            help="only random lengths are simulated (accepted for bench's spelling)",
+        )
+        g.add_argument(
+            "--concurrency",
+            type=_positive_int,
+            metavar="N",
+            help="N users at once, closed loop (each sends the next request when the last ends)",
+        )
+        g.add_argument(
+            "--request-rate",
+            type=_positive_float,
+            metavar="R",
+            help="open loop: Poisson arrivals at R requests/s",
+        )
+        g.add_argument(
+            "--num-prompts",
+            type=_positive_int,
+            default=1000,
+            metavar="N",
+            help="requests simulated (default 1000)",
+        )
+        g.add_argument(
+            "--seed", type=int, default=0, help="seed of lengths and arrivals (default 0)"
+        )
+        t = parser.add_argument_group("targets and accuracy")
+        t.add_argument(
+            "--slo",
+            action="append",
+            default=[],
+            metavar="KEY:MS",
+            help="a latency target, repeated: ttft, tpot or e2el in ms "
+            "(p99 unless --slo-percentile)",
+        )
+        t.add_argument(
+            "--slo-percentile",
+            type=int,
+            default=99,
+            choices=(50, 90, 95, 99),
+            help="the percentile the targets apply to (default 99)",
+        )
+        t.add_argument(
+            "--calibrate",
+            nargs="+",
+            type=Path,
+            default=[],
+            metavar="RESULT",
+            help="result files measured on this setup (servetune bench or vllm bench serve) "
+            "to fit the model to",
+        )
+        t.add_argument(
+            "--plot",
+            type=Path,
+            metavar="FILE",
+            help="write continuous vs static batching over a range of users "
+            "(PNG, or SVG by extension)",
+        )
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace) -> Self:
+        input_len = ns.input_len or ns.random_input_len
+        output_len = ns.output_len or ns.random_output_len
+        if input_len is None or output_len is None:
+            raise UsageError(
+                "plan needs the request lengths", "give --input-len N and --output-len N"
+            )
+        if (ns.concurrency is None) == (ns.request_rate is None):
+            raise UsageError(
+                "give exactly one of --concurrency and --request-rate",
+                "--concurrency 50 for 50 users at once; --request-rate 4 for 4 requests/s",
+            )
+        if not 0 <= ns.random_range_ratio < 1:
+            raise UsageError("--random-range-ratio must be in [0, 1)")
+        return cls(
+            review=ReviewArgs.from_namespace(ns),
+            input_len=input_len,
+            output_len=max(output_len, 1),
+            range_ratio=ns.random_range_ratio,
+            concurrency=ns.concurrency,
+            request_rate=ns.request_rate,
+            num_prompts=ns.num_prompts,
+            slo=parse_slo(ns.slo),
+            slo_percentile=ns.slo_percentile,
+            calibrate=tuple(ns.calibrate),
+            plot=ns.plot,
+            seed=ns.seed,
+        )
+
+    def load(self) -> Load:
+        from servetune.plan.simulate import Load
+
+        return Load(
+            input_len=self.input_len,
+            output_len=self.output_len,
+            num_prompts=self.num_prompts,
+            concurrency=self.concurrency,
+            request_rate=self.request_rate,
+            range_ratio=self.range_ratio,
+            seed=self.seed,
+        )
+
+    def targets(self) -> Slo:
+        from servetune.plan.predict import Slo
+
+        return Slo(
+            ttft_ms=self.slo.get("ttft"),
+            tpot_ms=self.slo.get("tpot"),
+            e2el_ms=self.slo.get("e2el"),
+            percentile=self.slo_percentile,
+        )
+
+
+def _refused(args: PlanArgs, streams: Streams, errors: list[tuple[str, str]]) -> ExitCode:
+    if args.review.output.format == "json":
+        write_json(
+            streams.stdout,
+            {
+                "schema_version": 1,
+                "error": "cannot-run",
+                "errors": [{"rule": r, "title": t} for r, t in errors],
+            },
+        )
+    else:
+        streams.stdout.write("This configuration cannot run; check finds:\n")
+        for rule, title in errors:
+            streams.stdout.write(f"  [{rule}] {title}\n")
+    return ExitCode.FAILED
+
+
+def run(args: PlanArgs, streams: Streams) -> ExitCode:
+    from servetune.plan.planner import PlanConfig, batching_sweep, plan, result_json
+    from servetune.render.plan import plan_text, write_plot
+
+    report = review(args.review, streams.stdin)
+    if report.errors:
+        return _refused(args, streams, [(f.rule, f.title) for f in report.errors])
+    config = PlanConfig(load=args.load(), slo=args.targets(), calibrate=args.calibrate)
+    result = plan(report, config, args.review.check_options())
+    if args.plot is not None:
+        write_plot(args.plot, batching_sweep(result))
+    if args.review.output.format == "json":
+        doc = result_json(result)
+        if args.plot is not None:
+            doc["plot"] = str(args.plot)
+        write_json(streams.stdout, doc)
+    else:
+        streams.stdout.write(plan_text(result, args.review.language))
+        if args.plot is not None:
+            streams.stdout.write(f"\nplot: {args.plot}\n")
+    return ExitCode.OK
+
+
+COMMAND = Command(
+    name="plan",
+    help="predict latency and throughput offline: will N users lag, QPS per GPU, "
+    "add a GPU or quantize?",
+    options=PlanArgs,
+    run=run,
+    usage="servetune plan --gpus SPEC --input-len N --output-len N "
+    "(--concurrency N | --request-rate R) [options] -- vllm serve MODEL [flags]",
+    takes_serve_command=True,
+)

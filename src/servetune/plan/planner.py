@@ -1,0 +1,224 @@
+"""`servetune plan` as a library call: a command, its GPUs and a load in; the prediction, the
+bound, the what-ifs and continuous-vs-static batching out.
+
+    result = plan(report, PlanConfig(load=Load(1000, 200, 1000, concurrency=50), slo=Slo(...)))
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from servetune.errors import UsageError
+from servetune.judge import runs
+from servetune.plan import calibrate, predict, step_time, what_if
+from servetune.plan.simulate import Load
+from servetune.review.check import CheckOptions, Report, check_command
+from servetune.vllm import serve_command
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class PlanConfig:
+    """The load, the targets, and the runs to calibrate on."""
+
+    load: Load
+    slo: predict.Slo
+    calibrate: tuple[Path, ...] = ()
+    what_ifs: bool = True
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """Everything `plan` answers (the JSON contract, typed)."""
+
+    report: Report
+    load: Load
+    slo: predict.Slo
+    base: predict.Outcome
+    what_ifs: tuple[what_if.WhatIf, ...]
+    static: predict.Prediction
+    calibration: calibrate.Fit | None
+    notes: tuple[str, ...]
+
+    @property
+    def best(self) -> what_if.WhatIf | None:
+        """The what-if that serves the most users within the targets (or the most throughput
+        when there are no targets)."""
+        scored = [(w, w.outcome) for w in self.what_ifs if w.outcome is not None]
+        if not scored:
+            return None
+
+        def score(pair: tuple[what_if.WhatIf, predict.Outcome]) -> float:
+            p = pair[1].prediction
+            if not self.slo.empty:
+                return float(p.max_concurrency_meeting_slo or 0)
+            return p.output_throughput
+
+        return max(scored, key=score)[0]
+
+
+def _observation(
+    run: runs.Run, base: Report, options: CheckOptions, default_load: Load
+) -> calibrate.Observation:
+    """One measured run as the calibration sees it: its own command and GPUs when recorded."""
+    report = base
+    if run.command:
+        command = serve_command.parse_text(run.command, version=base.command.version)
+        gpus = run.gpus or options.gpus
+        report = check_command(command, replace(options, gpus=gpus))
+    settings = run.workload.settings
+    tokens = run.workload.mean_tokens
+
+    def number(key: str) -> float | None:
+        try:
+            return float(settings[key])
+        except (KeyError, ValueError):
+            return None
+
+    concurrency = number("--max-concurrency")
+    rate = number("--request-rate")
+    load = Load(
+        input_len=round(tokens.get("input") or default_load.input_len),
+        output_len=max(2, round(tokens.get("output") or default_load.output_len)),
+        num_prompts=max(run.completed, 1),
+        concurrency=int(concurrency) if concurrency else None,
+        request_rate=rate if rate and rate != float("inf") else None,
+    )
+    if load.concurrency is None and load.request_rate is None:
+        load = replace(load, concurrency=max(run.completed, 1))  # rate inf, no cap: all at once
+    measured = {m: v for m in calibrate.METRICS if (v := run.values.get(m)) is not None}
+    return calibrate.Observation(predict.setup(report), load, measured, run.source)
+
+
+def _calibrate(
+    paths: Sequence[Path], report: Report, options: CheckOptions, load: Load
+) -> calibrate.Fit:
+    side = runs.load_side(list(paths))
+    observations = [_observation(r, report, options, load) for r in side.runs]
+    usable = [o for o in observations if o.measured]
+    if not usable:
+        raise UsageError(
+            "no run to calibrate on has throughput or latency figures",
+            "give result files written by servetune bench or vllm bench serve --save-result",
+        )
+    return calibrate.fit(usable)
+
+
+def _notes(report: Report, fit: calibrate.Fit | None) -> list[str]:
+    notes = []
+    if fit is None:
+        notes.append(
+            "uncalibrated: the step-time constants are defaults (bandwidth efficiency 0.70, "
+            "compute efficiency 0.50, 4 ms per step); give --calibrate RESULT measured on this "
+            "setup for accurate numbers"
+        )
+    else:
+        worst = max((abs(e) for errs in fit.errors.values() for e in errs.values()), default=0.0)
+        e = fit.efficiency
+        notes.append(
+            f"calibrated on {len(fit.errors)} run(s): bandwidth efficiency {e.bandwidth:.2f}, "
+            f"compute efficiency {e.compute:.2f}, {1000 * e.step_overhead_s:.1f} ms per step, "
+            f"{1e6 * e.per_seq_s:.0f} us per request per step; largest error on those runs "
+            f"{100 * worst:.0f}%"
+        )
+    model = report.model
+    if model is not None and model.is_moe:
+        notes.append("MoE: tokens are assumed to be routed evenly over the experts")
+    if model is not None and model.is_mla:
+        notes.append("MLA: attention cost is approximated from the latent dimensions")
+    return notes
+
+
+def plan(report: Report, config: PlanConfig, options: CheckOptions) -> PlanResult:
+    """Predict the command under the load, try the what-ifs, and compare static batching."""
+    fit = _calibrate(config.calibrate, report, options, config.load) if config.calibrate else None
+    efficiency = fit.efficiency if fit else step_time.Efficiency()
+
+    def make_setup(r: Report) -> predict.Setup:
+        return predict.setup(r, efficiency)
+
+    setup_ = make_setup(report)
+    base = predict.predict(setup_, config.load, config.slo)
+    static = predict.summarise(predict.run_static(setup_, config.load), setup_, config.slo)
+    whatifs: list[what_if.WhatIf] = []
+    if config.what_ifs:
+        for change in what_if.changes(report, base, config.load):
+            whatifs.append(what_if.evaluate(change, options, config.load, config.slo, make_setup))
+    return PlanResult(
+        report=report,
+        load=config.load,
+        slo=config.slo,
+        base=base,
+        what_ifs=tuple(whatifs),
+        static=static,
+        calibration=fit,
+        notes=tuple(_notes(report, fit)),
+    )
+
+
+def batching_sweep(
+    result: PlanResult, efficiency: step_time.Efficiency | None = None
+) -> list[tuple[int, predict.Prediction, predict.Prediction]]:
+    """Continuous and static batching of this configuration over 1, 2, 4, ... users (up to
+    twice the load's users, at least 8): the numbers behind `plan --plot`."""
+    fit = result.calibration
+    setup_ = predict.setup(result.report, efficiency or (fit.efficiency if fit else None))
+    top = max(8, 2 * (result.load.concurrency or setup_.limits.max_num_seqs))
+    users, points = 1, []
+    while users <= top:
+        load = replace(
+            result.load, concurrency=users, request_rate=None, num_prompts=max(4 * users, 64)
+        )
+        cont = predict.summarise(predict.run(setup_, load), setup_, result.slo)
+        static = predict.summarise(predict.run_static(setup_, load), setup_, result.slo)
+        points.append((users, cont, static))
+        users *= 2
+    return points
+
+
+PREDICTION_KEYS = (
+    "output_throughput", "request_throughput", "mean_ttft_ms", "p99_ttft_ms", "mean_tpot_ms",
+    "p99_tpot_ms", "mean_e2el_ms", "kv_cache_tokens", "max_concurrency_meeting_slo", "qps_per_gpu",
+)  # fmt: skip
+
+
+def _finite(value: object) -> object:
+    if isinstance(value, float):
+        return round(value, 4) if math.isfinite(value) else None
+    return value
+
+
+def prediction_json(p: predict.Prediction) -> dict[str, object]:
+    return {key: _finite(getattr(p, key)) for key in PREDICTION_KEYS}
+
+
+def result_json(result: PlanResult) -> dict[str, object]:
+    """The `--format json` object of the contract."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "prediction": prediction_json(result.base.prediction),
+        "verdict": result.base.verdict,
+        "bound": result.base.bound,
+        "what_if": [
+            {
+                "change": w.change,
+                "command": w.command,
+                "gpus": w.gpus,
+                "prediction": prediction_json(w.outcome.prediction) if w.outcome else None,
+                "verdict": w.outcome.verdict if w.outcome else None,
+                "bound": w.outcome.bound if w.outcome else None,
+                "note": w.note,
+            }
+            for w in result.what_ifs
+        ],
+        "batching": {
+            "continuous": prediction_json(result.base.prediction),
+            "static": prediction_json(result.static),
+        },
+        "calibrated": result.calibration is not None,
+        "notes": list(result.notes),
+    }

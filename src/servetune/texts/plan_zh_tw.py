@@ -1,0 +1,63 @@
+"""What `plan` says, in Traditional Chinese (Taiwan): the zh-TW twin of `plan_en`."""
+
+# RUF001: full-width punctuation is correct in Chinese prose.
+
+from __future__ import annotations
+
+TEXTS: dict[str, str] = {
+    "header": "規劃：{model} 在 {machine} 上，{load}，輸入 {input_len} / 輸出 {output_len} token",
+    "load.closed": "{users} 位使用者同時使用（每人在上一個請求結束後才送下一個）",
+    "load.open": "每秒隨機送達 {rate} 個請求（共 {num} 個）",
+    "col.config": "設定",
+    "col.gpus": "GPU",
+    "col.out": "輸出 tok/s",
+    "col.req": "請求/s",
+    "col.ttft": "TTFT 平均/p99 ms",
+    "col.tpot": "TPOT 平均/p99 ms",
+    "col.users": "可承載人數",
+    "col.verdict": "結論",
+    "row.this": "目前的指令",
+    "bound": "瓶頸：{bound}。KV cache：{kv} token。",
+    "bound.kv-cache": "KV cache（請求因區塊不足而等待或被搶佔）",
+    "bound.max-num-seqs": "--max-num-seqs（KV cache 還有空間，請求卻在排隊）",
+    "bound.max-num-batched-tokens": "--max-num-batched-tokens（prefill 在等 token 預算）",
+    "bound.compute": "運算量（prefill 的 FLOPs）",
+    "bound.memory-bandwidth": "記憶體頻寬（每個 decode 步驟都要讀權重和 KV）",
+    "bound.interconnect": "GPU 之間的互連（張量平行的 all-reduce）",
+    "kv.unknown": "未知",
+    "targets": "目標（p{percentile}）：{targets}。",
+    "verdict.meets": "達標",
+    "verdict.marginal": "勉強：距離某個目標不到 10%",
+    "verdict.fails": "未達標",
+    "capacity": "最多 {users} 位使用者能達標：每張 GPU 每秒 {qps} 個請求。",
+    "capacity.none": "在這個設定下，即使只有一位使用者也達不到目標。",
+    "what_if.header": "如果（每次只改一項）：",
+    "what_if.refused": "略過：{note}",
+    "batching.header": "同樣的負載下，連續批次 vs 靜態批次：",
+    "batching.line": (
+        "連續批次（vLLM，共乘計程車）：{c_out} tok/s，平均 TTFT {c_ttft} ms，平均延遲 {c_e2el} ms；"
+        "靜態批次（等客滿才發車、要等最後一位乘客下車的公車）：{s_out} tok/s，平均 TTFT "
+        "{s_ttft} ms，平均延遲 {s_e2el} ms：吞吐量是 {factor} 倍。"
+    ),
+    "answer.header": "回答：",
+    "answer.lag.yes": "{users} 人同時用會卡嗎？會：{detail}大約 {ok} 人以內才能達標。",
+    "answer.lag.yes.none": "{users} 人同時用會卡嗎？會：{detail}",
+    "answer.lag.no": "{users} 人同時用會卡嗎？不會：{detail}大約可以撐到 {ok} 人。",
+    "answer.lag.marginal": (
+        "{users} 人同時用會卡嗎？勉強：{detail}離某個目標不到 10%；大約 {ok} 人是上限。"
+    ),
+    "answer.lag.unknown": (
+        "{users} 人同時用會卡嗎？平均首字延遲 {ttft} ms，平均每個輸出 token {tpot} ms"
+        "（加上 --slo ttft:MS --slo tpot:MS 才能回答會或不會）。"
+    ),
+    "answer.detail": "p{percentile} TTFT {ttft} ms、p{percentile} TPOT {tpot} ms。",
+    "answer.qps": "在目標內，每張 GPU 的 QPS：{qps}。",
+    "answer.qps.none": "在目標內，每張 GPU 的 QPS：無（達不到目標）。",
+    "answer.qps.unknown": "每張 GPU 的 QPS：此負載下為 {qps}（未設定目標）。",
+    "answer.best": "最划算的改動：{change}（{gpus}）：{what}。",
+    "answer.best.users": "可達標的使用者從 {base} 人變成 {users} 人",
+    "answer.best.throughput": "輸出從 {base} tok/s 變成 {out} tok/s",
+    "answer.best.none": "這個設定沒有任何可預測的改動。",
+    "notes": "附註：",
+    "plot.saved": "圖已寫入 {path}。",
+}
