@@ -164,6 +164,8 @@ def test_a_local_copy_keeps_the_context_too() -> None:
         ("unsloth/Qwen2.5-7B-Instruct-bnb-4bit", "bitsandbytes", 4),
         ("someone/Mistral-Nemo-Instruct-2407-GPTQ-Int8", "gptq", 8),
         ("kaitchup/Kimi-K2-Instruct-AWQ", "awq", 4),
+        ("/models/qwen2.5-7b-instruct-q4_k_m.gguf", "gguf", 4),
+        ("/models/Meta-Llama-3-8B-Instruct.Q8_0.gguf", "gguf", 8),
     ],
 )
 def test_a_quantization_in_the_name_replaces_the_checkpoints(

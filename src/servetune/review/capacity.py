@@ -83,6 +83,8 @@ def _quant_bits(method: str, bits: int | None, group: int | None) -> float:
         return b + (16 + b) / group if group and group > 0 else float(b)
     if method == "mxfp4":
         return _MXFP4_BITS
+    if method == "gguf":  # k-quants: b-bit values plus per-block scales, about half a bit
+        return (bits or 4) + 0.5
     if method in _ONLINE_8BIT or method.startswith("fp8"):
         return 8.0
     return float(bits) if bits else 16.0
@@ -256,7 +258,7 @@ def _notes(model: ModelFacts, settings: Settings, version: str | None) -> tuple[
     quant = model.quantization
     if quant is not None and quant.method == "mxfp4":
         notes.append("mxfp4-padding")
-    if quant is not None and quant.method in ("awq", "gptq", "compressed-tensors"):
+    if quant is not None and quant.method in ("awq", "gptq", "compressed-tensors", "gguf"):
         notes.append("group-quant-layout")
     if model.is_moe:
         notes.append("moe-activation")

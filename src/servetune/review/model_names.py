@@ -91,8 +91,9 @@ def match_name(model: str, checkpoints: Iterable[str]) -> NameMatch | None:
 
 
 def quantization_in_name(model: str) -> dict[str, object] | None:
-    """The quantization a name announces (`-AWQ`, `-GPTQ-Int8`, `-FP8`, `-bnb-4bit`), written as
-    the `quantization_config` such checkpoints carry; None when the name says nothing."""
+    """The quantization a name announces (`-AWQ`, `-GPTQ-Int8`, `-FP8`, `-bnb-4bit`, a `.gguf`
+    file's `Q4_K_M`), written as the `quantization_config` such checkpoints carry; None when the
+    name says nothing."""
     text = last_part(model).lower()
     bits = 8 if re.search(r"int8|8-?bit|w8a16", text) else 4
     if "awq" in text:
@@ -101,6 +102,9 @@ def quantization_in_name(model: str) -> dict[str, object] | None:
         return {"quant_method": "gptq", "bits": bits, "group_size": 128}
     if "fp8" in text:
         return {"quant_method": "fp8"}
+    if "gguf" in text:  # llama.cpp files: Q4_K_M, Q8_0, IQ3_XS...
+        found = re.search(r"(?:^|[-_.])i?q(\d)", text)
+        return {"quant_method": "gguf", "bits": int(found.group(1)) if found else 4}
     if "bnb" in text or re.search(r"[48]-?bit", text):
         return {"quant_method": "bitsandbytes", "bits": bits}
     return None

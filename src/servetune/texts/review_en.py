@@ -496,8 +496,8 @@ TEXTS: dict[str, str] = {
         "weights come out 6-9% above the checkpoint."
     ),
     "estimate-note.group-quant-layout": (
-        "AWQ/GPTQ weights counted as b + (16 + b)/G bits each; a repacked kernel layout can "
-        "differ by a few percent."
+        "AWQ/GPTQ weights counted as b + (16 + b)/G bits each (GGUF: b + 0.5); a repacked "
+        "layout can differ by a few percent."
     ),
     "estimate-note.moe-activation": (
         "Mixture of experts: vLLM's profiling peak can exceed this estimate (by 2 GiB per GPU "

@@ -467,7 +467,7 @@ TEXTS: dict[str, str] = {
         "權重會比模型檔大 6–9%。"
     ),
     "estimate-note.group-quant-layout": (
-        "AWQ/GPTQ 權重以每個 b + (16 + b)/G bits 計算；"
+        "AWQ/GPTQ 權重以每個 b + (16 + b)/G bits 計算（GGUF 為 b + 0.5）；"
         "kernel 重新排列後的實際大小可能差幾個百分點。"
     ),
     "estimate-note.moe-activation": (
