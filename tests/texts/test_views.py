@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from servetune.cli.main import main
 from servetune.render.bench import bench_text, live_line
 from servetune.render.check import display_width
 from servetune.texts import Language
 
-from result_files import Setup, ours
+from result_files import Setup, ours, write_runs
 
 
 def _doc() -> dict[str, Any]:
@@ -57,3 +60,46 @@ def test_live_line() -> None:
     zh = live_line(elapsed_s=3.25, done=10, total=None, failed=1, in_flight=4, tokens_per_s=0.0,
                    language="zh-TW")  # fmt: skip
     assert "完成 10 " in zh and "/" not in zh.split("tok/s")[0]
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(argv)
+    return code, capsys.readouterr().out
+
+
+def test_compare_in_zh_tw(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = write_runs(tmp_path / "b", Setup(), range(1, 4))
+    after = write_runs(
+        tmp_path / "a", Setup(latency=1.3, command="vllm serve my/model --max-num-seqs 256"),
+        range(101, 104),
+    )  # fmt: skip
+    code, english = _run(["compare", str(before), str(after), "--lang", "en"], capsys)
+    assert code == 0 and "verdict" in english and "worse" in english
+    code, chinese = _run(["compare", str(before), str(after), "--lang", "zh-TW"], capsys)
+    assert code == 0
+    assert "判定" in chinese and "變差" in chinese and "改過的參數" in chinese
+    assert all(display_width(line) <= 80 for line in chinese.splitlines())
+    # the table's columns line up by display width: "after" values end where the header does
+    header = next(line for line in chinese.splitlines() if line.startswith("指標"))
+    row = next(line for line in chinese.splitlines() if line.startswith("mean_ttft_ms"))
+    assert display_width(header[: header.index("之後") + 2]) == len(row.split("+")[0].rstrip())
+    doc_en = json.loads(_run(["compare", str(before), str(after), "--format", "json"], capsys)[1])
+    doc_zh = json.loads(
+        _run(["compare", str(before), str(after), "--format", "json", "--lang", "zh-TW"], capsys)[1]
+    )
+    assert doc_en == doc_zh  # the JSON contract does not depend on the language
+
+
+def test_accept_in_zh_tw(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = write_runs(tmp_path / "b", Setup(command="vllm serve m --max-num-seqs 128"), range(3))
+    after = write_runs(
+        tmp_path / "a", Setup(command="vllm serve m --max-num-seqs 256"), range(3, 6)
+    )
+    argv = ["accept", "--gpus", "1xA100-80GB", "--before", str(before), "--after", str(after),
+            "--", "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--max-num-seqs", "256"]  # fmt: skip
+    code_en, english = _run([*argv[:1], "--lang", "en", *argv[1:]], capsys)
+    code_zh, chinese = _run([*argv[:1], "--lang", "zh-TW", *argv[1:]], capsys)
+    assert code_en == code_zh
+    assert "only one knob changed" in english and "只改了一個參數" in chinese
+    assert ("[pass]" in english) == ("[通過]" in chinese)
+    assert len(english.splitlines()) == len(chinese.splitlines()) == 6

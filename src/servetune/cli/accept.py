@@ -64,7 +64,7 @@ def run(args: AcceptArgs, streams: Streams) -> ExitCode:
     if args.review.output.format == "json":
         write_json(streams.stdout, result.to_json())
     else:
-        streams.stdout.write(acceptance_text(result))
+        streams.stdout.write(acceptance_text(result, args.review.language))
     return ExitCode.OK if result.accepted else ExitCode.FAILED
 
 

@@ -22,11 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, TextIO
 
 from servetune.cli.command import Command, ExitCode, Streams
-from servetune.cli.options import OutputArgs
+from servetune.cli.options import OutputArgs, add_language_argument, language_of
 from servetune.errors import UsageError
 
 if TYPE_CHECKING:  # only for annotations: the CLI imports the heavy modules lazily
     from servetune.measure.bench import BenchConfig, BenchRun, Progress
+    from servetune.texts import Language
 
 _SLO_KEYS = ("ttft", "tpot", "e2el")
 
@@ -210,6 +211,7 @@ class BenchArgs:
     result_dir: Path | None
     result_filename: str | None
     output: OutputArgs
+    language: Language
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
@@ -218,6 +220,7 @@ class BenchArgs:
         _add_load(parser)
         _add_result(parser)
         OutputArgs.add_arguments(parser)
+        add_language_argument(parser)
 
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> Self:
@@ -228,6 +231,7 @@ class BenchArgs:
             result_dir=ns.result_dir,
             result_filename=ns.result_filename,
             output=OutputArgs.from_namespace(ns),
+            language=language_of(ns),
         )
 
     def result_path(self, default_name: str) -> Path:
@@ -240,8 +244,9 @@ class _LiveLine:
     """One status line on a TTY, rewritten in place. Its tok/s counts content chunks as they
     arrive (one token each unless the server batches tokens; exact counts come at the end)."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, language: Language) -> None:
         self.stream = stream
+        self.language = language
         self.last_tokens = 0
         self.last_time = 0.0
 
@@ -249,11 +254,18 @@ class _LiveLine:
         dt = p.elapsed_s - self.last_time
         rate = (p.output_tokens - self.last_tokens) / dt if dt > 0 else 0.0
         self.last_tokens, self.last_time = p.output_tokens, p.elapsed_s
-        total = f"/{p.total}" if p.total else ""
-        self.stream.write(
-            f"\r  {p.elapsed_s:6.1f} s  done {p.done}{total}  failed {p.failed}  "
-            f"in flight {p.in_flight}  {rate:,.0f} tok/s   "
+        from servetune.render.bench import live_line
+
+        line = live_line(
+            elapsed_s=p.elapsed_s,
+            done=p.done,
+            total=p.total,
+            failed=p.failed,
+            in_flight=p.in_flight,
+            tokens_per_s=rate,
+            language=self.language,
         )
+        self.stream.write(f"\r  {line}   ")
         self.stream.flush()
 
     def close(self) -> None:
@@ -295,7 +307,7 @@ def run(args: BenchArgs, streams: Streams) -> ExitCode:
     from servetune.render import bench as render
 
     text = args.output.format == "text"
-    live = _LiveLine(streams.stderr) if streams.stderr.isatty() and text else None
+    live = _LiveLine(streams.stderr, args.language) if streams.stderr.isatty() and text else None
     outcome = asyncio.run(_run_with_signals(args.config, live))
     if live is not None:
         live.close()
@@ -305,7 +317,7 @@ def run(args: BenchArgs, streams: Streams) -> ExitCode:
     path = args.result_path(default_name)
     _write(path, doc, default_name)
     if text:
-        streams.stdout.write(render.bench_text(doc, str(path)))
+        streams.stdout.write(render.bench_text(doc, str(path), args.language))
     else:
         streams.stdout.write(json.dumps(results.summary_document(doc), indent=2) + "\n")
     if outcome.partial:

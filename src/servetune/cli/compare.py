@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Self
 
 from servetune.cli.command import Command, ExitCode, Streams
-from servetune.cli.options import OutputArgs, write_json
+from servetune.cli.options import OutputArgs, add_language_argument, language_of, write_json
 from servetune.errors import UsageError
+from servetune.texts import Language
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,7 @@ class CompareArgs:
     after: tuple[Path, ...]
     metrics: tuple[str, ...] | None
     output: OutputArgs
+    language: Language
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
@@ -53,6 +55,7 @@ class CompareArgs:
             help="result-file keys to compare, e.g. p99_ttft_ms (default: the headline ones)",
         )
         OutputArgs.add_arguments(parser)
+        add_language_argument(parser)
 
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> Self:
@@ -64,7 +67,11 @@ class CompareArgs:
             )
         metrics = tuple(ns.metric) if ns.metric else None
         return cls(
-            before=before, after=after, metrics=metrics, output=OutputArgs.from_namespace(ns)
+            before=before,
+            after=after,
+            metrics=metrics,
+            output=OutputArgs.from_namespace(ns),
+            language=language_of(ns),
         )
 
 
@@ -77,7 +84,7 @@ def run(args: CompareArgs, streams: Streams) -> ExitCode:
     if args.output.format == "json":
         write_json(streams.stdout, result.to_json())
     else:
-        streams.stdout.write(comparison_text(result))
+        streams.stdout.write(comparison_text(result, args.language))
     return ExitCode.OK
 
 

@@ -1,7 +1,9 @@
 """The judge's reports as text: `compare`'s table and `accept`'s five checks.
 
 Their JSON documents are `Comparison.to_json` and `Acceptance.to_json`. The words these views
-print are in `COMPARE_TEXT` and `ACCEPT_TEXT`, so a translation has one place to go.
+print are in the `judge` area of `servetune.texts`, in English and zh-TW. The sentences the
+judge itself writes (the conclusion, warnings, the next step, accept's evidence) are part of the
+JSON contract and stay as the judge wrote them.
 """
 
 from __future__ import annotations
@@ -9,7 +11,10 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING
 
+from servetune import texts
 from servetune.judge.compare import CONFIDENCE, signed_pct
+from servetune.render.check import display_width, wrap
+from servetune.texts import Language
 
 if TYPE_CHECKING:
     from servetune.judge.accept import Acceptance
@@ -17,31 +22,24 @@ if TYPE_CHECKING:
 
 WIDTH = 80
 
-COMPARE_TEXT = {
-    "runs": "before: {before} run(s), after: {after} run(s); "
-    "{confidence:.0%} intervals by resampling {method}.",
-    "method_runs": "runs",
-    "method_requests": "requests within a run",
-    "header": "{metric:<18} {before:>9} {after:>9} {change:>8}  {ci:<15} {verdict}",
-    "metric": "metric",
-    "before": "before",
-    "after": "after",
-    "change": "change",
-    "ci": "CI",
-    "verdict": "verdict",
-    "insufficient": "insufficient",
-    "changed_flags": "Changed flags (before -> after):",
-    "unset": "unset",
-    "default": " (default)",
-    "warnings": "Warnings:",
-    "next_step": "Next step: {step}",
-}
 
-ACCEPT_TEXT = {
-    "accepted": "ACCEPTED",
-    "not_accepted": "NOT ACCEPTED ({failed} failed, {unknown} unknown)",
-    "check": "  [{status}] {name}: {evidence}",
-}
+def _t(key: str, lang: Language, **facts: object) -> str:
+    return texts.format("judge", key, lang, **facts)
+
+
+def _columns(*cells: str) -> str:
+    """One row of compare's table: metric, before, after, change, CI, verdict (wide characters
+    count two columns)."""
+    metric, before, after, change, ci, verdict = cells
+
+    def pad(text: str, width: int, right: bool = False) -> str:
+        space = " " * max(0, width - display_width(text))
+        return space + text if right else text + space
+
+    return (
+        f"{pad(metric, 18)} {pad(before, 9, True)} {pad(after, 9, True)} "
+        f"{pad(change, 8, True)}  {pad(ci, 15)} {verdict}"
+    )
 
 
 def _number(value: float | None) -> str:
@@ -52,74 +50,79 @@ def _number(value: float | None) -> str:
     return f"{value:.1f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
-def _row_text(m: MetricComparison) -> str:
+def _row_text(m: MetricComparison, lang: Language) -> str:
     change = signed_pct(m.change_pct) if m.change_pct is not None else "-"
     ci = "-"
     if m.ci_low_pct is not None and m.ci_high_pct is not None:
         ci = f"{m.ci_low_pct:+.1f}..{m.ci_high_pct:+.1f}%"
-    verdict = COMPARE_TEXT["insufficient"] if m.verdict == "insufficient-data" else m.verdict
-    return COMPARE_TEXT["header"].format(
-        metric=m.name,
-        before=_number(m.before),
-        after=_number(m.after),
-        change=change,
-        ci=ci,
-        verdict=verdict,
-    )
+    verdict = _t(f"verdict.{m.verdict}", lang)
+    return _columns(m.name, _number(m.before), _number(m.after), change, ci, verdict)
 
 
 def _wrapped(text: str, indent: str = "  ") -> list[str]:
+    if display_width(text) != len(text):  # wide (Chinese) characters: two columns, break anywhere
+        return wrap(text, "", indent)
     return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ")
 
 
-def _change_text(ch: ConfigChange) -> str:
-    unset, default = COMPARE_TEXT["unset"], COMPARE_TEXT["default"]
+def _change_text(ch: ConfigChange, lang: Language) -> str:
+    unset, default = _t("compare.unset", lang), _t("compare.default", lang)
     b = (ch.before or unset) + (default if ch.before_default and ch.before else "")
     a = (ch.after or unset) + (default if ch.after_default and ch.after else "")
     return f"{ch.flag}: {b} -> {a}"
 
 
-def comparison_text(c: Comparison) -> str:
+def comparison_text(c: Comparison, language: Language = "en") -> str:
     """The human report: the conclusion in one sentence, then a table in 80 columns."""
-    method = COMPARE_TEXT["method_runs" if c.ci_method == "runs" else "method_requests"]
-    runs = COMPARE_TEXT["runs"].format(
-        before=c.runs_before, after=c.runs_after, confidence=CONFIDENCE, method=method
+    lang = language
+    method = _t(f"compare.method.{c.ci_method}", lang)
+    runs = _t(
+        "compare.runs",
+        lang,
+        before=c.runs_before,
+        after=c.runs_after,
+        confidence=f"{CONFIDENCE:.0%}",
+        method=method,
     )
-    header = COMPARE_TEXT["header"].format(
-        **{key: COMPARE_TEXT[key] for key in ("metric", "before", "after", "change", "ci")},
-        verdict=COMPARE_TEXT["verdict"],
-    )
+    names = ("metric", "before", "after", "change", "ci", "verdict")
+    header = _columns(*(_t(f"compare.column.{name}", lang) for name in names))
     lines = [
         *_wrapped(c.conclusion, ""),
         *_wrapped(runs, ""),
         "",
         header,
-        *(_row_text(m) for m in c.metrics),
+        *(_row_text(m, lang) for m in c.metrics),
     ]
     if c.config_changes:
-        lines += ["", COMPARE_TEXT["changed_flags"]]
+        lines += ["", _t("compare.changed_flags", lang)]
         for ch in c.config_changes:
-            lines += _wrapped(_change_text(ch))
+            lines += _wrapped(_change_text(ch, lang))
     if c.warnings:
-        lines += ["", COMPARE_TEXT["warnings"]]
+        lines += ["", _t("compare.warnings", lang)]
         for w in c.warnings:
             lines += _wrapped(f"[{w.rule}] {w.message}")
     if c.next_step:
-        lines += ["", *_wrapped(COMPARE_TEXT["next_step"].format(step=c.next_step), "")]
+        lines += ["", *_wrapped(_t("compare.next_step", lang, step=c.next_step), "")]
     return "\n".join(lines) + "\n"
 
 
-def acceptance_text(result: Acceptance) -> str:
+def acceptance_text(result: Acceptance, language: Language = "en") -> str:
     """The verdict on the first line, then one line per check."""
+    lang = language
     if result.accepted:
-        head = ACCEPT_TEXT["accepted"]
+        head = _t("accept.accepted", lang)
     else:
-        head = ACCEPT_TEXT["not_accepted"].format(
-            failed=result.count("fail"), unknown=result.count("unknown")
-        )
+        failed, unknown = result.count("fail"), result.count("unknown")
+        head = _t("accept.not_accepted", lang, failed=failed, unknown=unknown)
     lines = [head]
     lines += [
-        ACCEPT_TEXT["check"].format(status=c.status, name=c.name, evidence=c.evidence)
+        _t(
+            "accept.check",
+            lang,
+            status=_t(f"status.{c.status}", lang),
+            name=_t(f"check.{c.id}", lang) if texts.has("judge", f"check.{c.id}") else c.name,
+            evidence=c.evidence,
+        )
         for c in result.checks
     ]
     return "\n".join(lines) + "\n"

@@ -35,7 +35,7 @@ Language = Literal["en", "zh-TW"]
 LANGUAGES: tuple[Language, ...] = get_args(Language)
 SUFFIXES: dict[Language, str] = {"en": "en", "zh-TW": "zh_tw"}
 
-Area = Literal["review", "explain", "bench", "quality", "doctor", "tune"]
+Area = Literal["review", "explain", "bench", "quality", "doctor", "tune", "judge", "plan"]
 AREAS: tuple[Area, ...] = get_args(Area)
 
 
