@@ -199,10 +199,11 @@ _FATAL = re.compile(
     r"Engine core initialization failed|Engine process failed to start|EngineCore failed to start"
     r"|EngineCore hit an exception|WorkerProc (?:initialization failed|failed to start)"
     r"|exited with code [1-9]|error while attempting to bind on address"
-    r"|Worker proc \S+ died unexpectedly|\bWorker \S+ pid \d+ died|Killing local vLLM worker"
-    r"|Exception in worker \S+ while processing method"
+    r"|Worker proc \S+ died unexpectedly|Exception in worker \S+ while processing method"
     r"|This might cause deadlock in distributed execution"
 )
+# Fatal at any level: vLLM 0.5-0.8 log a dead worker's clean-up at INFO.
+_FATAL_ANY_LEVEL = re.compile(r"Killing local vLLM worker processes|\bWorker \S+ pid \d+ died")
 # Messages that only say "something failed above"; the root cause is printed before them.
 _WRAPPERS = re.compile(
     r"Engine core initialization failed|Engine process failed to start|EngineCore failed to start"
@@ -244,6 +245,8 @@ def final_ready(line: LogLine) -> bool:
 
 def is_fatal(line: LogLine) -> bool:
     """A line after which this start cannot succeed (argparse, engine or worker failure)."""
+    if _FATAL_ANY_LEVEL.search(line.text):
+        return True
     if line.level in _QUIET:
         return False
     return _ARGPARSE.match(line.text) is not None or _FATAL.search(line.text) is not None

@@ -1,0 +1,225 @@
+"""The one reader of vLLM's log (`servetune.vllm.log`): prefixes, wrapped lines, markers, the
+line-by-line watch `serve` uses, and the numbers vLLM reports.
+
+Prefix shapes come from real pastes (tests/data/vllm-logs/real/index.json names their sources)
+and from the tools' own formats: docker compose, kubectl `--prefix` and `--timestamps`, k9s,
+journald, Ray, torch, NVIDIA NIM.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from servetune.launch.doctor import diagnose
+from servetune.vllm import log
+
+BODY = "ValueError: No available memory for the cache blocks."
+DATA = Path(__file__).resolve().parents[1] / "data" / "vllm-logs"
+
+
+@pytest.mark.parametrize(
+    ("raw", "level"),
+    [
+        (BODY, None),
+        (f"vllm-1  | {BODY}", None),  # docker compose
+        (f" vllm-1  | {BODY}", None),  # the same, pasted with a leading space
+        (f"vllm_server_1  | {BODY}", None),  # docker-compose v1 names
+        (f"  | {BODY}", None),  # k9s / CI log panes
+        (f"[pod/vllm-7d9f8-abcde/vllm] {BODY}", None),  # kubectl logs --prefix
+        (f"2025-03-10T15:07:20.123456789Z {BODY}", None),  # docker logs -t, kubectl --timestamps
+        (f"  | [2025-03-10T15:07:20Z] {BODY}", None),  # CI runner
+        (f"[rank0]: {BODY}", None),  # torch
+        (f"(EngineCore_DP0 pid=6804) {BODY}", None),
+        (f"(VllmWorker rank=1 pid=2872031) {BODY}", None),
+        (f"(APIServer pid=1) {BODY}", None),
+        (f"(RayWorkerWrapper pid=291, ip=10.0.0.168) {BODY}", None),
+        (f"(EngineCore_0 pid=3933741) (VllmWorker TP1 pid=3933749) {BODY}", None),
+        (f"(EngineCore_DP0 pid=6804) ERROR 11-30 07:40:31 [core.py:1510] {BODY}", "ERROR"),
+        (f"ERROR 11-18 18:07:28 engine.py:366] {BODY}", "ERROR"),  # vLLM 0.6
+        (f"vllm-1  | ERROR 11-18 18:07:28 engine.py:366] {BODY}", "ERROR"),
+        (f"ERROR 07-20 23:02:05.815 ngc_injector.py:146] {BODY}", "ERROR"),  # NIM 1.0
+        (f"ERROR 2025-07-21 17:31:02.415 api_server.py:12] {BODY}", "ERROR"),  # NIM, with a year
+        (f"2024-10-15 12:41:27,250 [ERROR] {BODY}", "ERROR"),  # NIM's Python logging
+        (f"ERROR:    {BODY}", "ERROR"),  # uvicorn
+        (f"2025-02-26 11:14:54,614 ERROR worker.py:1636 -- {BODY}", "ERROR"),  # Ray
+        (f"E1130 07:36:16.401000 7670 torch/x.py:53] {BODY}", "ERROR"),  # glog
+        (f"авг 18 14:15:04 llm python3[28059]: {BODY}", None),  # journald
+        (f"2024-10-14 01:39:49 | ERROR | stderr | [rank0]: {BODY}", None),  # fastchat workers
+        (f"2026-06-09 14:01:52.982 [Error] (Process) {BODY}", None),  # lemonade
+        (f"\x1b[32mINFO\x1b[0m 11-30 07:40:31 [x.py:1] {BODY}", "INFO"),  # colours
+        (
+            f"(RayWorkerWrapper pid=1) ERROR 08-27 05:12:18 w.py:382] {BODY} [repeated 6x across "
+            "cluster]",
+            "ERROR",
+        ),
+    ],
+)
+def test_every_prefix_is_removed(raw: str, level: str | None) -> None:
+    line = log.parse_line(raw)
+    assert (line.text, line.level) == (BODY, level)
+
+
+def test_traceback_frames_keep_their_indentation_behind_a_prefix() -> None:
+    line = log.parse_line('(EngineCore_DP0 pid=1)   File "/x/core.py", line 9, in run')
+    assert line.text == '  File "/x/core.py", line 9, in run'
+    assert not line.loud
+
+
+def test_a_number_split_over_two_lines_is_joined() -> None:
+    text = (
+        "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens "
+        "that can be stored in KV cache (1\n9312). Try increasing `gpu_memory_utilization`."
+    )
+    (line,) = log.read_lines(text)
+    assert "KV cache (19312). Try" in line.text
+    report = diagnose(text)
+    assert report.diagnoses[0].title.startswith("The KV cache holds about 19312 tokens")
+
+
+def test_lines_a_terminal_cut_at_its_width_are_joined() -> None:
+    width = 72
+    message = (
+        "(EngineCore pid=316) ValueError: To serve at least one request with the model's max seq "
+        "len (100000), (4.26 GiB KV cache is needed, which is larger than the available KV cache "
+        "memory (4.25 GiB). Based on the available memory, the estimated maximum model length is "
+        "99840."
+    )
+    frame = "(EngineCore pid=316)     raise ValueError("
+    wrapped = [message[i : i + width] for i in range(0, len(message), width)]
+    lines = log.read_lines("\n".join([frame, *wrapped]))
+    assert [line.text for line in lines][1] == message.removeprefix("(EngineCore pid=316) ")
+    assert (
+        diagnose("\n".join(wrapped))
+        .diagnoses[0]
+        .title.startswith("The KV cache holds about 99840 tokens")
+    )
+
+
+def test_short_lines_are_never_joined() -> None:
+    text = "Process EngineCore_0:\nTraceback (most recent call last):\nValueError: x"
+    assert [line.text for line in log.read_lines(text)] == text.splitlines()
+
+
+# --- markers and the watch serve uses -------------------------------------------------------
+
+RECOVERED = [
+    "(APIServer pid=7) INFO 11-30 07:40:01 [api_server.py:1885] vLLM API server version 0.33.0",
+    "(EngineCore_DP0 pid=8) WARNING 11-30 07:40:04 [core.py:710] Failed to load a plugin.",
+    "Traceback (most recent call last):",
+    '  File "/opt/vllm/plugins/__init__.py", line 41, in load_plugins_by_group',
+    "ModuleNotFoundError: No module named 'standin_kernels'",
+    "(EngineCore_DP0 pid=8) INFO 11-30 07:40:06 [gpu_model_runner.py:1] Model loading took "
+    "0.01 GiB and 0.2 s",
+    "(APIServer pid=7) INFO 11-30 07:40:08 [api_server.py:1] Starting vLLM API server 0 on "
+    "http://127.0.0.1:8000",
+    "(APIServer pid=7) INFO:     Application startup complete.",
+]
+
+
+def watch(lines: list[str]) -> log.StartWatch:
+    watcher = log.StartWatch()
+    for raw in lines:
+        watcher.feed(raw)
+    return watcher
+
+
+def test_a_recovered_traceback_is_not_fatal_while_following_nor_at_the_end() -> None:
+    for end in range(1, len(RECOVERED) + 1):
+        assert watch(RECOVERED[:end]).fatal is None, RECOVERED[end - 1]
+    assert watch(RECOVERED).ready
+    assert diagnose("\n".join(RECOVERED)).status == "ready"
+    # Cut before the API server's lines, the doctor sees progress after the traceback.
+    assert diagnose("\n".join(RECOVERED[:6])).status == "starting"
+
+
+def test_an_exception_nothing_follows_fails_a_finished_excerpt_only() -> None:
+    cut = RECOVERED[:5]
+    assert watch(cut).fatal is None  # still following: the process decides
+    assert diagnose("\n".join(cut)).status == "failed"
+
+
+@pytest.mark.parametrize(
+    "fatal",
+    [
+        "(EngineCore_DP0 pid=8) ERROR 11-30 07:40:31 [core.py:710] EngineCore failed to start.",
+        "RuntimeError: Engine core initialization failed. See root cause above.",
+        "vllm serve: error: argument --dtype: invalid choice: 'fp16'",
+        "(EngineCore_DP0 pid=1) ERROR 01-01 00:00:00 [multiproc_executor.py:1] Worker proc "
+        "VllmWorker-0 died unexpectedly, shutting down executor.",
+        "INFO 05-01 12:00:00 multiproc_worker_utils.py:1] Killing local vLLM worker processes",
+        "(RayWorkerWrapper pid=1) ERROR 08-27 05:12:18 worker_base.py:382] Error executing method "
+        "init_device. This might cause deadlock in distributed execution.",
+        "(VllmWorkerProcess pid=2) ERROR 08-23 08:25:25 multiproc_worker_utils.py:226] Exception "
+        "in worker VllmWorkerProcess while processing method init_device: NCCL error",
+    ],
+)
+def test_fatal_lines_stop_the_watch_and_fail_the_doctor(fatal: str) -> None:
+    lines = [*RECOVERED[:2], fatal]
+    assert watch(lines).fatal is not None
+    assert diagnose("\n".join(lines)).status == "failed"
+
+
+def test_after_ready_nothing_is_fatal_for_the_watch() -> None:
+    lines = [*RECOVERED, "(APIServer pid=7) ERROR 11-30 07:41:00 [x.py:1] EngineCore failed "
+             "to start."]  # fmt: skip
+    watcher = watch(lines)
+    assert watcher.ready and watcher.fatal is None
+
+
+def test_a_port_that_fails_to_bind_after_the_address_line_is_failed() -> None:
+    text = "\n".join(
+        [
+            "INFO 12-10 10:00:00 api_server.py:1] Starting vLLM API server on http://0.0.0.0:8000",
+            "ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): "
+            "address already in use",
+        ]
+    )
+    assert diagnose(text).status == "failed"
+
+
+@pytest.mark.parametrize("path", sorted(DATA.glob("*.log")), ids=lambda p: p.name)
+def test_serve_and_doctor_agree_on_the_real_cpu_logs(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    watcher = watch(text.splitlines())
+    status = diagnose(text).status
+    assert watcher.fatal is None or status == "failed"
+    assert not watcher.ready or status == "ready"
+
+
+# --- numbers --------------------------------------------------------------------------------
+
+
+def test_reported_numbers_of_every_release() -> None:
+    text = "\n".join(
+        [
+            "(Worker_TP1 pid=2) INFO 12-10 03:24:48 [gpu_worker.py:298] Available KV cache "
+            "memory: -3.86 GiB",
+            "(Worker_TP0 pid=1) INFO 12-10 03:24:48 [gpu_worker.py:298] Available KV cache "
+            "memory: 9.90 GiB",
+            "(Worker_TP0 pid=1) INFO 08-17 22:48:22 [gpu_model_runner.py:2005] Model loading took "
+            "11.0802 GiB and 3.106979 seconds",
+        ]
+    )
+    numbers = log.reported(log.read_lines(text))
+    assert numbers.available_kv_cache_gib == -3.86  # the short worker stops them all
+    assert numbers.model_loading_gib == 11.0802
+    v0 = log.reported(
+        log.read_lines(
+            "INFO 12-20 20:25:46 worker.py:241] model weights take 7.51GiB; non_torch_memory "
+            "takes 0.39GiB; PyTorch activation peak memory takes 2.53GiB; the rest of the memory "
+            "reserved for KV Cache is 3.76GiB.\n"
+            "INFO 12-20 20:25:46 distributed_gpu_executor.py:57] # GPU blocks: 3852, # CPU "
+            "blocks: 4096"
+        )
+    )
+    assert (v0.model_loading_gib, v0.available_kv_cache_gib) == (7.51, 3.76)
+    assert (v0.gpu_blocks, v0.kv_cache_tokens) == (3852, 3852 * 16)
+
+
+def test_phase_labels_read_through_prefixes() -> None:
+    assert log.phase("Model loading took 3.10 GiB and 2 s") == "weights loaded (3.10 GiB)"
+    line = log.parse_line("vllm-1  | (EngineCore_DP0 pid=1) INFO 01-01 00:00:00 [x.py:1] GPU KV "
+                          "cache size: 65,536 tokens")  # fmt: skip
+    assert log.phase(line.text) == "KV cache: 65,536 tokens"
