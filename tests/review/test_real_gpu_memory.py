@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from servetune.render.check import report_json, report_text
 from servetune.review.check import CheckOptions, Report, check_text
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "real_gpu_memory.json"
@@ -98,3 +99,16 @@ def test_the_known_gpt_oss_miss_is_fixed() -> None:
     assert abs(est.kv_available_gib_per_gpu - 1.71) < 0.3
     assert abs(est.weights_gib_per_gpu - 65.97) < 1.0
     assert "mxfp4-padding" in est.notes
+
+
+@pytest.mark.parametrize("language", ["en", "zh-TW"])
+def test_the_report_says_where_the_estimate_is_rough(language: str) -> None:
+    options = CheckOptions(
+        gpus="4xH100", vllm_version="0.9.2", detect_hardware=False, language=language
+    )
+    report = check_text("vllm serve Qwen/Qwen3-235B-A22B-FP8 -tp 4", options)
+    assert report.estimate is not None and "moe-activation" in report.estimate.notes
+    text = report_text(report)
+    assert text.count("\n    * ") == len(report.estimate.notes)
+    assert "Qwen3-235B-A22B-FP8" in text.split("* ", 1)[1]  # the MoE note names its evidence
+    assert report_json(report)["estimate"]["notes"] == list(report.estimate.notes)

@@ -153,6 +153,14 @@ def _estimate_lines(est: Estimate, label: Label) -> list[str]:
     return [f"  {_pad(name, 40)} {value}" for name, value in rows]
 
 
+def _note_lines(est: Estimate, language: Language) -> list[str]:
+    """Where the estimate is known to be rough, one wrapped sentence each."""
+    lines: list[str] = []
+    for note in est.notes:
+        lines += wrap(texts.format("review", f"estimate-note.{note}", language), "    ", "* ")
+    return lines
+
+
 def _settings_lines(report: Report, label: Label) -> list[str]:
     s = report.settings
     values = [
@@ -200,6 +208,7 @@ def report_text(report: Report, *, colour: bool = False) -> str:
             "",
             _paint(label("capacity"), "bold", colour),
             *_estimate_lines(report.estimate, label),
+            *_note_lines(report.estimate, report.language),
         ]
     lines += ["", _paint(label("settings"), "bold", colour), *_settings_lines(report, label)]
     return "\n".join(lines) + "\n"
