@@ -244,7 +244,7 @@ class _LiveLine:
     """One status line on a TTY, rewritten in place. Its tok/s counts content chunks as they
     arrive (one token each unless the server batches tokens; exact counts come at the end)."""
 
-    def __init__(self, stream: TextIO, language: Language) -> None:
+    def __init__(self, stream: TextIO, language: Language = "en") -> None:
         self.stream = stream
         self.language = language
         self.last_tokens = 0
