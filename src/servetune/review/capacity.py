@@ -264,7 +264,8 @@ def _notes(model: ModelFacts, settings: Settings, version: str | None) -> tuple[
         notes.append("moe-activation")
     if _multimodal(model):
         notes.append("multimodal-encoder")
-    if version and not settings.enforce_eager:
+    # CUDA graphs move the result by about a GiB: worth saying when the budget is near full.
+    if version and not settings.enforce_eager and settings.gpu_memory_utilization >= 0.95:
         profiled = version_at_least(version, _CUDA_GRAPH_PROFILED_FROM)
         notes.append("cuda-graphs-estimated" if profiled else "cuda-graphs-outside")
     return tuple(notes)
