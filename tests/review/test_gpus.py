@@ -32,6 +32,8 @@ NAMED_IN_ISSUES = [
     ("RTX 4090 D", "RTX-4090-D", 24, "8.9"),
     ("NVIDIA GeForce RTX 4090 D", "RTX-4090-D", 24, "8.9"),
     ("RTX5090", "RTX-5090", 32, "12.0"),
+    ("NVIDIA GeForce RTX 4060 Laptop GPU", "RTX-4060-Laptop", 8, "8.9"),
+    ("RTX3060", "RTX-3060", 12, "8.6"),
     ("RTX A4000", "RTX-A4000", 16, "8.6"),
     ("A5000", "RTX-A5000", 24, "8.6"),
     ("RTX A6000", "RTX-A6000", 48, "8.6"),
