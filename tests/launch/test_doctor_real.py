@@ -8,12 +8,14 @@ the numbers its title names; and `serve`'s line-by-line reader never disagrees w
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from servetune.launch.doctor import diagnose
+from servetune.texts import LANGUAGES
 from servetune.vllm import log as vllm_log
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "vllm-logs" / "real"
@@ -89,3 +91,36 @@ def test_serve_and_doctor_do_not_disagree(name: str) -> None:
         assert status == "failed"
     if watch.ready:
         assert status == "ready"
+
+
+@pytest.mark.parametrize("language", ["en", "zh-TW"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_doctor_command_on_each_excerpt(
+    name: str, language: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from servetune.cli.main import main
+
+    code = main(["doctor", str(REAL / name), "--format", "json", "--lang", language])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    assert json.loads(out)["status"] == CASES[name]["status"]
+    assert code == (1 if CASES[name]["status"] == "failed" else 0)
+    main(["doctor", str(REAL / name), "--lang", language])  # the text report too
+    out, err = capsys.readouterr()
+    assert out.startswith(("status", "狀態")) and "Traceback" not in err
+
+
+def test_cut_shuffled_and_glued_excerpts_never_raise() -> None:
+    # Users paste from anywhere: cut mid-line, lines out of order, newlines lost.
+    rng = random.Random(8)
+    lines = [line for name in sorted(CASES) for line in (REAL / name).read_text().splitlines()]
+    for _ in range(300):
+        sample = rng.sample(lines, rng.randint(1, 12))
+        text = "\n".join(sample)
+        if rng.random() < 0.3:
+            text = " ".join(sample)  # newlines collapsed, as a forum editor does
+        cut = text[: rng.randint(0, len(text))]
+        for language in LANGUAGES:
+            report = diagnose(cut, language)
+            assert report.status in ("ready", "failed", "starting")
+            assert json.dumps(report.to_json(), ensure_ascii=False)
