@@ -2,12 +2,17 @@
 
 One asyncio loop: a dispatcher sends requests at their precomputed arrival times (optionally
 capped at `max_concurrency` in flight), each request streams and timestamps its chunks, and a
-sampler reads `/metrics` once a second. Nothing here prints; `progress` receives snapshots.
+sampler reads `/metrics` before, during (once a second) and after the run. With `workers` > 1
+the requests are shared out to worker processes (`measure/workers.py`) on the same schedule.
+Before the run the server's prefix cache is emptied where it allows that; where it does not,
+random prompts get a fresh text seed, so that repeated runs do not warm each other's cache.
+Nothing here prints; `progress` receives snapshots.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import math
 import random
@@ -49,6 +54,10 @@ class BenchConfig:
     server_command: str | None = None
     gpus: str | None = None  # the server's GPUs (`--gpus` spec), recorded for compare
     metrics_interval_s: float = 1.0
+    # Seed of the random prompts' text. None: the run's --seed when the server's prefix cache
+    # was reset before the run, else a fresh one (recorded) so repeats cannot hit each other.
+    prompt_seed: int | None = None
+    workers: int = 1  # client processes sharing the requests
 
     def redacted(self) -> dict[str, object]:
         """The config for the result file: every field, the API key never."""
@@ -78,6 +87,8 @@ class BenchConfig:
             "label": self.label,
             "gpus": self.gpus,
             "metrics_interval_s": self.metrics_interval_s,
+            "prompt_seed": self.prompt_seed,
+            "workers": self.workers,
         }
 
 
@@ -153,6 +164,9 @@ class BenchRun:
     server_version: str | None
     limits: ClientLimits
     partial: bool = False
+    prompt_seed: int | None = None  # the random prompts' text seed this run used
+    prefix_cache_reset: bool = False  # the server emptied its prefix cache before the run
+    workers: int = 1
 
 
 def _body(config: BenchConfig, prompt: Prompt, continuous_usage: bool) -> bytes:
@@ -293,14 +307,21 @@ def _tokenizer_calls(
 
 
 async def build_prompts(
-    config: BenchConfig, client: HttpClient, rng: random.Random, count: int
+    config: BenchConfig,
+    client: HttpClient,
+    rng: random.Random,
+    count: int,
+    content_rng: random.Random | None = None,
 ) -> tuple[list[Prompt], str]:
-    """`count` prompts for the run and how random prompt lengths were made."""
+    """`count` prompts for the run and how random prompt lengths were made (`rng` draws the
+    shape, `content_rng` the random prompts' text)."""
     spec = config.workload
     if spec.dataset_name == "random":
         tokenize, detokenize = _tokenizer_calls(client, config.model)
         sized = WorkloadSpec(**{**spec.__dict__, "num_prompts": count})
-        return await workload.random_prompts(sized, rng, tokenize, detokenize)
+        return await workload.random_prompts(
+            sized, rng, tokenize, detokenize, content_rng=content_rng
+        )
     if spec.dataset_path is None:
         raise UsageError(
             f"--dataset-name {spec.dataset_name} needs --dataset-path", "give the file's path"
@@ -312,39 +333,24 @@ async def build_prompts(
     return workload.pick(pool, count, rng), "dataset"
 
 
-async def _sample_metrics(
-    client: HttpClient, runner: _Runner, interval_s: float, out: list[server_metrics.MetricsSample]
-) -> bool:
-    """Scrape /metrics every `interval_s` until cancelled; False when the server has none."""
-    while True:
-        try:
-            response = await client.request("GET", "/metrics", timeout_s=max(interval_s, 1.0))
-        except (RequestFailed, TimeoutError, OSError):
-            response = None
-        if response is not None and response.status == 404 and not out:
-            return False
-        if response is not None and response.status == 200:
-            text = response.body.decode("utf-8", "replace")
-            out.append(server_metrics.sample(runner.clock() - runner.start, text))
-        await asyncio.sleep(interval_s)
+def _snapshot(runner: _Runner, total: int | None) -> Progress:
+    measured = [r for r in runner.records if not r.warmup]
+    finished = [r for r in measured if r.error is not None or r.output_tokens is not None]
+    return Progress(
+        elapsed_s=runner.clock() - runner.start,
+        done=sum(1 for r in finished if r.ok),
+        failed=sum(1 for r in finished if not r.ok),
+        in_flight=runner.in_flight,
+        output_tokens=runner.output_tokens,
+        total=total,
+    )
 
 
 async def _report_progress(
-    runner: _Runner, total: int | None, progress: Callable[[Progress], None]
+    snapshot: Callable[[], Progress], progress: Callable[[Progress], None]
 ) -> None:
     while True:
-        measured = [r for r in runner.records if not r.warmup]
-        finished = [r for r in measured if r.error is not None or r.output_tokens is not None]
-        progress(
-            Progress(
-                elapsed_s=runner.clock() - runner.start,
-                done=sum(1 for r in finished if r.ok),
-                failed=sum(1 for r in finished if not r.ok),
-                in_flight=runner.in_flight,
-                output_tokens=runner.output_tokens,
-                total=total,
-            )
-        )
+        progress(snapshot())
         await asyncio.sleep(0.5)
 
 
@@ -354,8 +360,12 @@ async def _dispatch(
     arrivals: list[float] | None,
     stop: asyncio.Event,
     deadline_s: float | None,
+    *,
+    first: int,
+    step: int,
 ) -> list[asyncio.Task[None]]:
-    """Send each request at its arrival time; returns the request tasks."""
+    """Send each request at its arrival time; returns the request tasks. The k-th request sent
+    here is request `first + k x step` of the run (a worker's share), with prompt k."""
     config = runner.config
     rng = random.Random(config.seed + 1)
     times = (
@@ -364,7 +374,7 @@ async def _dispatch(
         else schedule.arrivals_until(deadline_s or 0.0, config.request_rate, config.burstiness, rng)
     )
     tasks: list[asyncio.Task[None]] = []
-    for index, offset in enumerate(times):
+    for k, offset in enumerate(times):
         if stop.is_set() or (
             deadline_s is not None and runner.clock() - runner.start >= deadline_s
         ):
@@ -387,8 +397,8 @@ async def _dispatch(
             and not await _acquire_or_stop(runner.semaphore, stop)
         ):
             break
-        prompt = prompts[index % len(prompts)]
-        rec = RequestRecord(index, False, offset, prompt.input_len, prompt.max_tokens)
+        prompt = prompts[k % len(prompts)]
+        rec = RequestRecord(first + k * step, False, offset, prompt.input_len, prompt.max_tokens)
         if closed_loop:
             rec.scheduled_s = runner.clock() - runner.start  # sent as soon as a slot frees
         runner.records.append(rec)
@@ -420,6 +430,50 @@ async def _warm_up(runner: _Runner, prompts: list[Prompt]) -> None:
     await asyncio.gather(*(runner.one(r, p) for r, p in zip(warm, prompts, strict=True)))
 
 
+async def drive(
+    runner: _Runner,
+    prompts: list[Prompt],
+    arrivals: list[float] | None,
+    stop: asyncio.Event,
+    *,
+    first: int = 0,
+    step: int = 1,
+) -> None:
+    """Send the requests on schedule and wait for them all, or for `stop` (then the requests
+    in flight are cancelled and recorded as such). Arrivals None: a timed closed loop."""
+    deadline = runner.config.duration_s
+    tasks = await _dispatch(runner, prompts, arrivals, stop, deadline, first=first, step=step)
+    waiter: asyncio.Future[list[None]] = asyncio.gather(*tasks)
+    stopper = asyncio.create_task(stop.wait())
+    either: list[asyncio.Future[Any]] = [waiter, stopper]
+    await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+    stopper.cancel()
+    if not waiter.done():
+        waiter.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def make_client(config: BenchConfig) -> tuple[HttpClient, ClientLimits]:
+    """The HTTP client of a run, with its limits stated (one per process)."""
+    limits = ClientLimits(request_timeout_s=config.request_timeout_s)
+    headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
+    return HttpClient(Endpoint.parse(config.base_url), limits, headers), limits
+
+
+def make_runner(
+    config: BenchConfig,
+    client: HttpClient,
+    clock: Clock,
+    *,
+    continuous_usage: bool,
+    concurrency: int | None,
+) -> _Runner:
+    runner = _Runner(config, client, clock, continuous_usage=continuous_usage)
+    if concurrency:
+        runner.semaphore = asyncio.Semaphore(concurrency)
+    return runner
+
+
 async def run_bench(
     config: BenchConfig,
     *,
@@ -428,87 +482,147 @@ async def run_bench(
     clock: Clock = time.perf_counter,
 ) -> BenchRun:
     """Run the load test. `stop` ends it early (in-flight requests are cancelled, the result
-    is marked partial); `clock` is injectable for tests."""
-    stop = stop or asyncio.Event()
-    limits = ClientLimits(request_timeout_s=config.request_timeout_s)
-    headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
-    client = HttpClient(Endpoint.parse(config.base_url), limits, headers)
-    try:
-        return await _run(
-            config, client=client, limits=limits, progress=progress, stop=stop, clock=clock
+    is marked partial); `clock` is injectable for tests (with `workers` > 1 the processes share
+    `time.perf_counter`)."""
+    if config.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if config.max_concurrency is not None and config.max_concurrency < config.workers:
+        raise UsageError(
+            f"--max-concurrency {config.max_concurrency} is below --workers {config.workers}",
+            "each worker needs at least one concurrency slot: use fewer workers",
         )
+    stop = stop or asyncio.Event()
+    client, limits = make_client(config)
+    try:
+        plan = await _plan(config, client)
+        return await _measure(plan, client, limits, progress=progress, stop=stop, clock=clock)
     finally:
         await client.aclose()
 
 
-async def _run(
-    config: BenchConfig,
-    *,
+@dataclass(frozen=True)
+class _Plan:
+    """Everything decided before the first request: prompts, schedule, cache isolation."""
+
+    config: BenchConfig
+    version: str | None
+    prefix_cache_reset: bool
+    prompt_seed: int | None
+    tokenizer_mode: str
+    warmup: list[Prompt]
+    measured: list[Prompt]
+    arrivals: list[float] | None  # None: a timed closed loop, sent as slots free up
+    date: str
+
+
+def _arrivals(config: BenchConfig, count: int) -> list[float] | None:
+    rng = random.Random(config.seed + 1)
+    if config.duration_s is None:
+        return schedule.arrival_times(count, config.request_rate, config.burstiness, rng)
+    if math.isinf(config.request_rate):
+        return None
+    return list(
+        schedule.arrivals_until(config.duration_s, config.request_rate, config.burstiness, rng)
+    )
+
+
+def _prompt_seed(config: BenchConfig, reset: bool) -> int | None:
+    if config.workload.dataset_name != "random":
+        return None
+    if config.prompt_seed is not None:
+        return config.prompt_seed
+    return config.seed if reset else random.SystemRandom().randrange(2**32)
+
+
+async def _plan(config: BenchConfig, client: HttpClient) -> _Plan:
+    await _preflight(client, config.base_url)
+    version_doc = await _get_json(client, "/version")
+    version = version_doc.get("version") if isinstance(version_doc, dict) else None
+    reset = await server_metrics.reset_prefix_cache(client)
+    prompt_seed = _prompt_seed(config, reset)
+    count = max(config.workload.num_prompts, 1) + config.warmup
+    text_rng = random.Random(prompt_seed) if prompt_seed is not None else None
+    prompts, mode = await build_prompts(config, client, random.Random(config.seed), count, text_rng)
+    measured = prompts[config.warmup :]
+    return _Plan(
+        config=config,
+        version=version if isinstance(version, str) else None,
+        prefix_cache_reset=reset,
+        prompt_seed=prompt_seed,
+        tokenizer_mode=mode,
+        warmup=prompts[: config.warmup],
+        measured=measured,
+        arrivals=_arrivals(config, len(measured)),
+        date=datetime.now(UTC).strftime("%Y%m%d-%H%M%S"),
+    )
+
+
+_SCRAPE_TIMEOUT_S = 10.0  # a loaded server answers /metrics late; a lost sample is a gap
+
+
+async def _measure(
+    plan: _Plan,
     client: HttpClient,
     limits: ClientLimits,
+    *,
     progress: Callable[[Progress], None] | None,
     stop: asyncio.Event,
     clock: Clock,
 ) -> BenchRun:
-    await _preflight(client, config.base_url)
-    version_doc = await _get_json(client, "/version")
-    version = version_doc.get("version") if isinstance(version_doc, dict) else None
-    rng = random.Random(config.seed)
-    timed = config.duration_s is not None
-    count = max(config.workload.num_prompts, 1) + config.warmup
-    prompts, tokenizer_mode = await build_prompts(config, client, rng, count)
-    runner = _Runner(config, client, clock, continuous_usage=isinstance(version, str))
-    if config.max_concurrency:
-        runner.semaphore = asyncio.Semaphore(config.max_concurrency)
-    date = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    if config.warmup:
-        await _warm_up(runner, prompts[: config.warmup])
-    measured = prompts[config.warmup :]
-    arrivals = (
-        None
-        if timed
-        else schedule.arrival_times(
-            len(measured), config.request_rate, config.burstiness, random.Random(config.seed + 1)
-        )
-    )
-    runner.start = clock()
-    samples: list[server_metrics.MetricsSample] = []
-    sampler = asyncio.create_task(
-        _sample_metrics(client, runner, config.metrics_interval_s, samples)
-    )
-    reporter = (
-        asyncio.create_task(_report_progress(runner, None if timed else len(measured), progress))
-        if progress
-        else None
-    )
-    tasks: list[asyncio.Task[None]] = []
+    config = plan.config
+    runner = make_runner(
+        config, client, clock, continuous_usage=plan.version is not None,
+        concurrency=config.max_concurrency,
+    )  # fmt: skip
+    pool = None
+    if config.workers > 1:
+        from servetune.measure.workers import WorkerPool, jobs  # it builds on this module
+
+        usage = plan.version is not None
+        pool = WorkerPool(jobs(config, plan.measured, plan.arrivals, continuous_usage=usage))
+    sampler = server_metrics.Sampler(client, clock, config.metrics_interval_s, _SCRAPE_TIMEOUT_S)
+    background: list[asyncio.Task[None]] = []
     try:
-        tasks = await _dispatch(runner, measured, arrivals, stop, config.duration_s)
-        waiter: asyncio.Future[list[None]] = asyncio.gather(*tasks)
-        stopper = asyncio.create_task(stop.wait())
-        either: list[asyncio.Future[Any]] = [waiter, stopper]
-        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
-        stopper.cancel()
-        if not waiter.done():
-            waiter.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+        if plan.warmup:
+            await _warm_up(runner, plan.warmup)
+        await sampler.scrape()  # the counters before the run
+        runner.start = await pool.begin() if pool is not None else clock()
+        total = None if config.duration_s is not None else len(plan.measured)
+        background.append(asyncio.create_task(sampler.every()))
+        if progress is not None:
+            snapshot = (
+                functools.partial(pool.snapshot, runner.start, total)
+                if pool is not None
+                else functools.partial(_snapshot, runner, total)
+            )
+            background.append(asyncio.create_task(_report_progress(snapshot, progress)))
+        if pool is None:
+            await drive(runner, plan.measured, plan.arrivals, stop)
+        else:
+            runner.records.extend(await pool.results(stop))
     finally:
         duration = _duration(runner, clock)
-        for task in (sampler, reporter):
-            if task is not None:
-                task.cancel()
-        metrics_ok = await _finish_sampler(sampler)
+        for task in background:
+            task.cancel()
+        await asyncio.gather(*background, return_exceptions=True)
+        if pool is not None:
+            pool.close()
+    await sampler.scrape()  # the counters after the run
+    samples = sampler.samples(runner.start)
     return BenchRun(
         config=config,
-        date=date,
+        date=plan.date,
         records=runner.records,
         duration_s=duration,
         samples=samples,
-        metrics_available=metrics_ok and bool(samples),
-        tokenizer_mode=tokenizer_mode,
-        server_version=version if isinstance(version, str) else None,
+        metrics_available=bool(sampler.available and samples),
+        tokenizer_mode=plan.tokenizer_mode,
+        server_version=plan.version,
         limits=limits,
-        partial=stop.is_set(),
+        partial=stop.is_set() or (pool is not None and pool.lost),
+        prompt_seed=plan.prompt_seed,
+        prefix_cache_reset=plan.prefix_cache_reset,
+        workers=config.workers,
     )
 
 
@@ -519,10 +633,3 @@ def _duration(runner: _Runner, clock: Clock) -> float:
     ends = [r.content_times[-1] for r in measured if r.content_times]
     first = min(sends, default=0.0)
     return max(ends, default=clock() - runner.start) - first
-
-
-async def _finish_sampler(sampler: asyncio.Task[bool]) -> bool:
-    try:
-        return await sampler
-    except asyncio.CancelledError:
-        return True

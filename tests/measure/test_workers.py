@@ -1,0 +1,108 @@
+"""`--workers`: the same seeded run from one process and from two gives the same run."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from servetune.errors import UsageError
+from servetune.measure import workers
+from servetune.measure.bench import BenchConfig, BenchRun, run_bench
+from servetune.measure.results import document, summarize
+from servetune.measure.workload import Prompt, WorkloadSpec
+
+from stub_server import StubBehaviour, ThreadedStub
+
+
+@pytest.fixture(scope="module")
+def stub() -> Iterator[ThreadedStub]:
+    with ThreadedStub(StubBehaviour(ttft_ms=40, itl_ms=10)) as running:
+        yield running
+
+
+def config(stub: ThreadedStub, n: int, **extra: Any) -> BenchConfig:
+    spec = WorkloadSpec(num_prompts=extra.pop("num_prompts", 40), random_input_len=24,
+                        random_output_len=6, random_range_ratio=0.5)  # fmt: skip
+    return BenchConfig(base_url=stub.base_url, model="stub", workload=spec, request_rate=20.0,
+                       seed=11, prompt_seed=5, workers=n, **extra)  # fmt: skip
+
+
+def schedule_of(run: BenchRun) -> list[tuple[int, float, int | None, int]]:
+    return [(r.index, r.scheduled_s, r.input_len, r.max_tokens) for r in run.records]
+
+
+def test_one_and_two_workers_make_the_same_run(stub: ThreadedStub) -> None:
+    stub.server.reset()
+    one = asyncio.run(run_bench(config(stub, 1)))
+    sent_one = sorted(r.body["prompt"] for r in stub.server.received if r.path == "/v1/completions" and r.body)  # fmt: skip
+    stub.server.reset()
+    two = asyncio.run(run_bench(config(stub, 2)))
+    sent_two = sorted(r.body["prompt"] for r in stub.server.received if r.path == "/v1/completions" and r.body)  # fmt: skip
+    assert two.workers == 2 and not two.partial
+    # The same requests, on the same seeded schedule, with the same prompts.
+    assert schedule_of(one) == schedule_of(two)
+    assert [r.index for r in two.records] == list(range(40))
+    assert sent_one == sent_two and len(sent_two) == 40
+    a, b = summarize(one), summarize(two)
+    assert a.completed == b.completed == 40 and a.failed == b.failed == 0
+    assert a.total_output_tokens == b.total_output_tokens == sum(r.max_tokens for r in one.records)
+    assert a.total_input_tokens == b.total_input_tokens
+    # Statistics within noise: the stub answers after 40 ms, then every 10 ms.
+    for dist, expected in ((a.ttft, 40), (b.ttft, 40), (a.tpot, 10), (b.tpot, 10)):
+        assert dist.median is not None and dist.median * 1000 == pytest.approx(expected, abs=12)
+    # Sent on schedule from both processes (a busy 2-core machine: a loose bound).
+    for s in (a, b):
+        assert s.send_lag.median is not None and s.send_lag.median < 0.05
+    # Identical in form: the same keys everywhere in the result file.
+    doc_one, doc_two = document(one, a), document(two, b)
+    assert set(doc_one) == set(doc_two)
+    assert set(doc_one["servetune"]) == set(doc_two["servetune"])
+    assert set(doc_one["servetune"]["requests"][0]) == set(doc_two["servetune"]["requests"][0])
+    assert doc_two["servetune"]["config"]["workers"] == 2
+
+
+def test_the_concurrency_cap_is_shared_out(stub: ThreadedStub) -> None:
+    run = asyncio.run(run_bench(config(stub, 2, max_concurrency=3, num_prompts=12)))
+    summary = summarize(run)
+    assert summary.completed == 12
+    assert summary.max_concurrent_requests <= 3
+    prompts = [Prompt(f"p{i}", None, 4, 4) for i in range(5)]
+    shares = workers.jobs(config(stub, 2, max_concurrency=3), prompts, [0.1 * i for i in range(5)],
+                          continuous_usage=False)  # fmt: skip
+    assert [j.concurrency for j in shares] == [2, 1]
+    assert [p.text for p in shares[1].prompts] == ["p1", "p3"]
+    assert shares[1].arrivals == [0.1, 0.30000000000000004]
+
+
+def test_a_stop_reaches_every_worker(stub: ThreadedStub) -> None:
+    stub.set_behaviour(StubBehaviour(ttft_ms=40, itl_ms=200))
+
+    async def go() -> BenchRun:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(2.5, stop.set)
+        return await run_bench(config(stub, 2, num_prompts=30), stop=stop)
+
+    try:
+        run = asyncio.run(go())
+    finally:
+        stub.set_behaviour(StubBehaviour(ttft_ms=40, itl_ms=10))
+    assert run.partial
+    assert {r.error for r in run.records if not r.ok} <= {"cancelled"}
+    assert any(r.error == "cancelled" for r in run.records)
+
+
+def test_worker_count() -> None:
+    assert workers.worker_count("3") == 3
+    assert workers.worker_count("auto") >= 1
+    for bad in ("0", "-1", "two"):
+        with pytest.raises(UsageError):
+            workers.worker_count(bad)
+    assert [workers.share(10, 3, i) for i in range(3)] == [4, 3, 3]
+
+
+def test_more_workers_than_slots_is_a_usage_error(stub: ThreadedStub) -> None:
+    with pytest.raises(UsageError, match="below --workers"):
+        asyncio.run(run_bench(config(stub, 3, max_concurrency=2)))
