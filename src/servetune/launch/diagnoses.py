@@ -61,6 +61,15 @@ def _placement(facts: Facts) -> Facts:
     return {} if "world" in facts else {"variant": "other"}
 
 
+def _fit_tokens(facts: Facts) -> Facts:
+    """The length that fits, in proportion to the KV memory there is (vLLM's own estimate when
+    the excerpt cut it off)."""
+    needed, available = float(facts["needed"]), float(facts["available"])
+    if needed <= 0:
+        raise _NotThis
+    return {"fit": str(math.floor(int(facts["max_model_len"]) * available / needed))}
+
+
 def _shape(facts: Facts) -> Facts:
     """Which tensor-parallel sizes keep the layer's share a multiple of the kernel's tile."""
     size, tile, tp = facts.get("size"), facts.get("tile"), facts.get("tp")
@@ -283,6 +292,13 @@ _PATTERNS: tuple[_Pattern, ...] = (
         r"The model's max seq len \((?P<max_model_len>\d+)\) is larger than the maximum number "
         r"of tokens that can be stored in KV cache \((?P<estimate>\d+)\)",
         variant="estimate",
+    ),
+    _p(
+        "kv-cache-too-small",
+        r"max seq len \((?P<max_model_len>\d+)\), \((?P<needed>[\d.]+) GiB KV cache is needed, "
+        r"which is larger than the available KV cache memory \((?P<available>[\d.]+) GiB\)",
+        variant="gib",
+        derive=_fit_tokens,
     ),
     _p(
         "kv-cache-too-small",

@@ -191,6 +191,14 @@ TEXTS: dict[str, str] = {
     "kv-cache-too-small:estimate.fix": "Use --max-model-len {estimate} or less, or make more "
     "room: raise --gpu-memory-utilization (or --kv-cache-memory-bytes), use "
     "--kv-cache-dtype fp8, or add GPUs with --tensor-parallel-size.",
+    "kv-cache-too-small:gib.title": "One request of {max_model_len} tokens needs {needed} GiB of "
+    "KV cache; {available} GiB is there",
+    "kv-cache-too-small:gib.why": "After the weights, vLLM needs KV cache for at least one "
+    "request of max-model-len tokens, and refuses to start without it. What is left fits about "
+    "{fit} tokens. Often --max-model-len was left at the model's full context length.",
+    "kv-cache-too-small:gib.fix": "Use --max-model-len {fit} or less, or make more room: raise "
+    "--gpu-memory-utilization (or --kv-cache-memory-bytes), use --kv-cache-dtype fp8, or add "
+    "GPUs with --tensor-parallel-size.",
     "kv-cache-too-small:none.title": "No memory is left for the KV cache",
     "kv-cache-too-small:none.why": "The weights and the activations of the startup profiling run "
     "took all the memory vLLM may use, leaving nothing for the KV cache.",

@@ -181,6 +181,14 @@ TEXTS: dict[str, str] = {
     "kv-cache-too-small:estimate.fix": "把 --max-model-len 設成 {estimate} "
     "以下，或騰出更多空間：調高 --gpu-memory-utilization（或 --kv-cache-memory-bytes）、使"
     "用 --kv-cache-dtype fp8，或用 --tensor-parallel-size 加 GPU。",
+    "kv-cache-too-small:gib.title": "一個 {max_model_len} token 的請求需要 {needed} GiB 的 KV "
+    "cache，但只有 {available} GiB",
+    "kv-cache-too-small:gib.why": "扣掉權重之後，vLLM 至少要放得下一個 max-model-len "
+    "長度的請求的 KV cache，不然就不啟動。剩下的空間大約放得下 {fit} 個 token。"
+    "常見原因是沒有設定 --max-model-len，直接用了模型完整的 context 長度。",
+    "kv-cache-too-small:gib.fix": "把 --max-model-len 設成 {fit} 以下，或騰出更多空間：調高 "
+    "--gpu-memory-utilization（或 --kv-cache-memory-bytes）、使用 --kv-cache-dtype fp8，或用 "
+    "--tensor-parallel-size 加 GPU。",
     "kv-cache-too-small:none.title": "沒有剩下任何記憶體給 KV cache",
     "kv-cache-too-small:none.why": "權重加上啟動量測時的 activation，已經用光了 vLLM "
     "能用的記憶體，完全沒有空間留給 KV cache。",
