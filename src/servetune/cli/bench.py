@@ -17,12 +17,22 @@ import math
 import os
 import signal
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self, TextIO
+from typing import TYPE_CHECKING, Self, TextIO
 
 from servetune.cli.command import Command, ExitCode, Streams
-from servetune.cli.options import OutputArgs, add_language_argument, language_of
+from servetune.cli.options import (
+    OutputArgs,
+    add_language_argument,
+    count,
+    language_of,
+    parse_slo,
+    positive_float,
+    positive_int,
+    ratio,
+)
 from servetune.errors import UsageError
 
 if TYPE_CHECKING:  # only for annotations: the CLI imports the heavy modules lazily
@@ -30,38 +40,6 @@ if TYPE_CHECKING:  # only for annotations: the CLI imports the heavy modules laz
     from servetune.texts import Language
 
 _SLO_KEYS = ("ttft", "tpot", "e2el")
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from exc
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer: {text!r}")
-    return int(text)
-
-
-def _count(text: str) -> int:
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"must be 0 or a positive integer: {text!r}")
-    return int(text)
-
-
-def _ratio(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from exc
-    if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError("must be in [0, 1)")
-    return value
 
 
 def _add_server(parser: argparse.ArgumentParser) -> None:
@@ -83,36 +61,36 @@ def _add_workload(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--dataset-name", default="random", choices=("random", "jsonl", "sharegpt"),
                    help="where prompts come from (default: random words)")  # fmt: skip
     g.add_argument("--dataset-path", type=Path, help="the jsonl or ShareGPT file")
-    g.add_argument("--random-input-len", type=_positive_int, default=1024,
+    g.add_argument("--random-input-len", type=positive_int, default=1024,
                    help="prompt tokens per request, random dataset (default 1024)")  # fmt: skip
-    g.add_argument("--random-output-len", type=_positive_int, default=128,
+    g.add_argument("--random-output-len", type=positive_int, default=128,
                    help="tokens to generate per request, random dataset (default 128)")  # fmt: skip
-    g.add_argument("--random-range-ratio", type=_ratio, default=0.0,
+    g.add_argument("--random-range-ratio", type=ratio, default=0.0,
                    help="lengths vary uniformly by +/- this share (default 0: fixed)")  # fmt: skip
-    g.add_argument("--random-prefix-len", type=_count, default=0,
+    g.add_argument("--random-prefix-len", type=count, default=0,
                    help="tokens of one prefix shared by every prompt (default 0)")  # fmt: skip
-    g.add_argument("--sharegpt-output-len", type=_positive_int,
+    g.add_argument("--sharegpt-output-len", type=positive_int,
                    help="output tokens per ShareGPT prompt (default: as in the file)")  # fmt: skip
 
 
 def _add_load(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("the load")
     load = g.add_mutually_exclusive_group()
-    load.add_argument("--num-prompts", type=_positive_int, default=None,
+    load.add_argument("--num-prompts", type=positive_int, default=None,
                       help="requests to send (default 1000)")  # fmt: skip
-    load.add_argument("--duration", type=_positive_float, help="run for S seconds instead")
-    g.add_argument("--request-rate", type=_positive_float, default=math.inf,
+    load.add_argument("--duration", type=positive_float, help="run for S seconds instead")
+    g.add_argument("--request-rate", type=positive_float, default=math.inf,
                    help="mean arrivals per second (default inf: all at once)")  # fmt: skip
-    g.add_argument("--burstiness", type=_positive_float, default=1.0,
+    g.add_argument("--burstiness", type=positive_float, default=1.0,
                    help="gamma shape: 1 = Poisson, inf = evenly spaced")  # fmt: skip
-    g.add_argument("--max-concurrency", type=_positive_int,
+    g.add_argument("--max-concurrency", type=positive_int,
                    help="at most this many requests in flight (default: no limit)")  # fmt: skip
-    g.add_argument("--warmup", type=_count, default=0, help="requests left out of the results")
+    g.add_argument("--warmup", type=count, default=0, help="requests left out of the results")
     g.add_argument("--ignore-eos", action="store_true",
                    help="generate the full output length even past end-of-sequence")  # fmt: skip
     g.add_argument("--seed", type=int, default=0,
                    help="seed of the prompts and arrival times (default 0; recorded)")  # fmt: skip
-    g.add_argument("--request-timeout", type=_positive_float, default=600.0,
+    g.add_argument("--request-timeout", type=positive_float, default=600.0,
                    help="seconds before one request counts as failed (default 600)")  # fmt: skip
     g.add_argument("--goodput", nargs="+", metavar="KEY:MS", help="SLOs, e.g. ttft:500 tpot:50")
 
@@ -126,22 +104,6 @@ def _add_result(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--result-filename",
                    help="name of the result file (default: from label, rate and time)")  # fmt: skip
     g.add_argument("--label", help="a name for this run, recorded and used in the file name")
-
-
-def _slo(items: list[str] | None) -> dict[str, float]:
-    slo: dict[str, float] = {}
-    for item in items or []:
-        key, sep, value = item.partition(":")
-        try:
-            number = float(value)
-        except ValueError:
-            number = -1.0
-        if not sep or key not in _SLO_KEYS or number <= 0:
-            raise UsageError(
-                f"bad --goodput item {item!r}", "use KEY:MS with KEY one of ttft, tpot, e2el"
-            )
-        slo[key] = number
-    return slo
 
 
 def _checked_gpus(spec: str | None) -> str | None:
@@ -194,7 +156,7 @@ def build_config(ns: argparse.Namespace) -> BenchConfig:
         ignore_eos=ns.ignore_eos,
         seed=ns.seed,
         request_timeout_s=ns.request_timeout,
-        goodput_slo_ms=_slo(ns.goodput),
+        goodput_slo_ms=parse_slo(ns.goodput, "--goodput", _SLO_KEYS),
         label=ns.label,
         server_command=ns.server_command,
         gpus=_checked_gpus(ns.gpus),
@@ -287,7 +249,7 @@ async def _run_with_signals(config: BenchConfig, progress: _LiveLine | None) -> 
             loop.remove_signal_handler(sig)
 
 
-def _write(path: Path, doc: dict[str, Any], default_name: str) -> None:
+def _write(path: Path, doc: Mapping[str, object], default_name: str) -> None:
     from servetune.measure import results
 
     try:

@@ -5,33 +5,17 @@ Exit codes: 0 no error finding, 1 at least one error finding, 2 bad usage or unr
 
 from __future__ import annotations
 
-import argparse
 import os
-from dataclasses import dataclass
-from typing import Self
 
 from servetune.cli.command import Command, ExitCode, Streams
 from servetune.cli.options import ReviewArgs, review, write_json
 
 
-@dataclass(frozen=True)
-class CheckArgs:
-    review: ReviewArgs
-
-    @classmethod
-    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        ReviewArgs.add_arguments(parser)
-
-    @classmethod
-    def from_namespace(cls, ns: argparse.Namespace) -> Self:
-        return cls(review=ReviewArgs.from_namespace(ns))
-
-
-def run(args: CheckArgs, streams: Streams) -> ExitCode:
+def run(args: ReviewArgs, streams: Streams) -> ExitCode:
     from servetune.render import check as render
 
-    report = review(args.review, streams.stdin)
-    if args.review.output.format == "json":
+    report = review(args, streams.stdin)
+    if args.output.format == "json":
         write_json(streams.stdout, render.report_json(report))
     else:
         colour = streams.stdout.isatty() and "NO_COLOR" not in os.environ
@@ -45,7 +29,7 @@ COMMAND = Command(
     description="Review a `vllm serve` command against the model and the GPUs. "
     "Give the command after `--`, or as text with --file.",
     usage="servetune check [options] -- vllm serve MODEL [flags]",
-    options=CheckArgs,
+    options=ReviewArgs,
     run=run,
     takes_serve_command=True,
 )

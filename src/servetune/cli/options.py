@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import locale
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,63 @@ class OutputArgs:
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> Self:
         return cls(format=ns.format, debug=ns.debug)
+
+
+# --- option value types: argparse reports their message as `argument --X: ...` (exit 2) -------
+
+
+def positive_int(text: str) -> int:
+    """1, 2, 3...: a count of requests, GPUs, trials."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer: {text!r}")
+    return int(text)
+
+
+def count(text: str) -> int:
+    """0, 1, 2...: a count that may be zero (warm-up requests, shared prefix tokens)."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"must be 0 or a positive integer: {text!r}")
+    return int(text)
+
+
+def positive_float(text: str) -> float:
+    """A positive number; `inf` is allowed (an unlimited request rate), `nan` is not."""
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from exc
+    if not value > 0:  # also false for nan
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def ratio(text: str) -> float:
+    """A share in [0, 1)."""
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from exc
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError("must be in [0, 1)")
+    return value
+
+
+def parse_slo(items: list[str] | None, option: str, keys: tuple[str, ...]) -> dict[str, float]:
+    """Latency targets given as `KEY:MS` words (`--goodput ttft:500 tpot:50`) into {key: ms};
+    a key outside `keys`, or a value that is not a finite positive number, is a `UsageError`."""
+    slo: dict[str, float] = {}
+    for item in items or []:
+        key, sep, value = item.partition(":")
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        if not sep or key not in keys or not 0 < number < math.inf:
+            raise UsageError(
+                f"bad {option} item {item!r}", f"use KEY:MS with KEY one of {', '.join(keys)}"
+            )
+        slo[key] = number
+    return slo
 
 
 def write_json(stream: TextIO, doc: object) -> None:
