@@ -2,6 +2,7 @@
 
 Run from the repository root: `python scripts/build_data.py [REFERENCE_DIR]`. The outputs under
 src/servetune/data/ are committed; this script documents where every number came from.
+vllm_flags.json is built by scripts/build_flag_tables.py, from every vLLM release's own source.
 """
 
 from __future__ import annotations
@@ -235,56 +236,6 @@ def build_catalog(ref: Path) -> dict[str, object]:
     return {"models": models, "aliases": CATALOG_ALIASES, "sources": sources}
 
 
-def _kind(entry: dict[str, object]) -> str:
-    kind = str(entry["type"])
-    if kind.startswith("bool"):
-        return "bool"
-    if kind.startswith("flag"):
-        return "store_true"
-    if entry.get("nargs") in ("+", "*"):
-        return "list"
-    return "value"
-
-
-def build_flags(ref: Path) -> dict[str, object]:
-    flag_dir = ref / "vllm-flags"
-    versions: dict[str, list[str]] = {}
-    for path in sorted(flag_dir.glob("*-flags.txt")):
-        version = path.name.removesuffix("-flags.txt").replace(".post1", "")
-        flags = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
-        versions[version] = sorted(set(flags) - {"-h", "--help"})
-    real_032 = json.loads((flag_dir / "serve-flags-0.32.0.json").read_text(encoding="utf-8"))
-    versions["0.32.0"] = sorted(set(real_032["flags"]) - {"-h", "--help"})
-    options: dict[str, dict[str, object]] = {}
-    for entry in json.loads((flag_dir / "serve-args-0.33.0.json").read_text(encoding="utf-8")):
-        opts = [o.strip() for o in str(entry["opts"]).split(",")]
-        if not opts[0].startswith("-"):
-            continue
-        canonical = opts[0]
-        kind = _kind(entry)
-        negatives = [o for o in opts[1:] if kind == "bool" and o.startswith("--")]
-        aliases = [o for o in opts[1:] if o not in negatives]
-        default = json.loads(str(entry["default"])) if _is_json(str(entry["default"])) else None
-        options[canonical] = {
-            "kind": kind,
-            "type": entry["type"],
-            "aliases": aliases,
-            "negatives": negatives,
-            "default": default if isinstance(default, (int, float, str, bool)) else None,
-            "choices": entry.get("choices"),
-            "deprecated": bool(entry.get("deprecated")),
-        }
-    return {"versions": versions, "options": options}
-
-
-def _is_json(text: str) -> bool:
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
-
-
 def main() -> None:
     """`build_data.py [REFERENCE_DIR] [NAME.json ...]`: rebuild all outputs, or only those named."""
     args = sys.argv[1:]
@@ -295,7 +246,6 @@ def main() -> None:
     builders = {
         "gpus.json": build_gpus,
         "catalog.json": build_catalog,
-        "vllm_flags.json": build_flags,
     }
     for name, build in builders.items():
         if only and name not in only:

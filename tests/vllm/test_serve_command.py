@@ -143,12 +143,13 @@ def test_unknown_removed_and_too_new_flags() -> None:
     assert kinds["unknown-flag"].detail == "--max-num-seqs"
     assert "removed-flag" not in kinds  # 0.8.5 still has --swap-space
     assert kinds["flag-too-new"].removal is not None
-    assert kinds["flag-too-new"].removal.first_seen == "0.11.0"
+    assert kinds["flag-too-new"].removal.first_seen == "0.10.2"
     cmd = parse_text("vllm serve m --swap-space 4", version="0.33.0")
     (issue,) = cmd.issues
     assert issue.kind == "removed-flag"
     assert issue.removal is not None
-    assert issue.removal.last_seen == "0.15.1"
+    assert issue.removal.last_seen == "0.17.1"
+    assert issue.removal.first_missing == "0.18.0"
     assert "--swap-space" not in cmd.args or cmd.args["--swap-space"] == "4"
 
 
@@ -210,7 +211,9 @@ def test_unknown_vllm_version_is_a_usage_error() -> None:
 
 
 def test_old_version_table_is_the_nearest_below() -> None:
-    assert parse_text("vllm serve m", version="0.10.1").version == "0.8.5"
+    assert parse_text("vllm serve m", version="0.10.1").version == "0.10.1"
+    assert parse_text("vllm serve m", version="0.8.6").version == "0.8.5.post1"
+    assert parse_text("vllm serve m", version="0.15.0").version == "0.15.1"  # no sdist
     assert parse_text("vllm serve m", version="v0.32.0").version == "0.32.0"
     assert parse_text("vllm serve m", version="0.99").version == "0.33.0"
 

@@ -1,7 +1,9 @@
 """vLLM's `serve` flags by release: which exist, which take a value, and what replaced old ones.
 
-The tables come from the flag inventories of real vLLM wheels (0.6.6 to 0.33.0, see
-scripts/build_data.py). A requested version uses the newest known table at or below it.
+There is one table per vLLM release from 0.6.0 to 0.33.0 (post releases included), read from each
+release's published source by scripts/build_flag_tables.py. A release without usable source is
+reviewed with the table the data names for it (`fallbacks`); any other version uses the newest
+known release at or below it. Types, defaults and choices are those of 0.33.0's parser.
 """
 
 from __future__ import annotations
@@ -16,31 +18,6 @@ from servetune import _data
 from servetune.errors import UsageError
 
 FlagKind = Literal["value", "bool", "store_true", "list"]
-
-# Flags that vanished before 0.33 and whose kind the 0.33 table cannot tell (all the others take a
-# value). Older vLLM spelled these as switches.
-_OLD_SWITCHES = frozenset(
-    {
-        "--calculate-kv-scales",
-        "--disable-async-output-proc",
-        "--disable-frontend-multiprocessing",
-        "--disable-logprobs-during-spec-decoding",
-        "--disable-mm-preprocessor-cache",
-        "--enable-bf16x3-router-gemm",
-        "--enable-lora-bias",
-        "--enable-mamba-fine-grained-prefix-cache",
-        "--enable-multimodal-encoder-data-parallel",
-        "--enable-prompt-adapter",
-        "--enable-reasoning",
-        "--engine-use-ray",
-        "--eplb-log-balancedness",
-        "--multi-step-stream-outputs",
-        "--speculative-disable-mqa-scorer",
-        "--use-v2-block-manager",
-        "--worker-use-ray",
-        "--disable-log-requests",
-    }
-)
 
 # What to use instead of a removed flag; None: just drop it (the behaviour is gone or default).
 _SPECULATIVE = '--speculative-config \'{"model": ..., "num_speculative_tokens": N}\''
@@ -90,7 +67,7 @@ REPLACEMENTS: dict[str, str | None] = {
 }
 
 # Flags that `vllm serve` accepts in every release without listing them in its option tables.
-_ALWAYS_KNOWN = {"--model": "value"}
+_ALWAYS_KNOWN: dict[str, FlagKind] = {"--model": "value"}
 
 
 @dataclass(frozen=True)
@@ -123,14 +100,40 @@ class Removal:
     replacement: str | None
 
 
+_RELEASE = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:\.?post(\d+))?")
+
+
 def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
+    """Release order: 0.6.1 < 0.6.1.post1 < 0.6.2 and 0.9.0 < 0.9.0.1 (`v`, rc suffixes ignored)."""
+    match = _RELEASE.match(version.strip())
+    if match is None:
+        return (0,)
+    return tuple(int(part or 0) for part in match.groups())
 
 
 @cache
 def known_versions() -> tuple[str, ...]:
     """The vLLM releases whose flag tables ship with servetune, oldest first."""
-    return tuple(sorted(_data.load("vllm_flags.json")["versions"], key=_version_key))
+    return tuple(_data.load("vllm_flags.json")["releases"])
+
+
+@cache
+def _tables() -> dict[str, frozenset[str]]:
+    """Every release's spellings, rebuilt from the per-flag runs of releases in the data file."""
+    order = {version: n for n, version in enumerate(known_versions())}
+    spans: dict[str, list[list[str]]] = _data.load("vllm_flags.json")["flags"]
+    having: dict[str, set[str]] = {version: set() for version in order}
+    for flag, runs in spans.items():
+        for first, last in runs:
+            for version in known_versions()[order[first] : order[last] + 1]:
+                having[version].add(flag)
+    return {version: frozenset(flags) for version, flags in having.items()}
+
+
+def fallback_for(version: str) -> str | None:
+    """For a release published without usable source: the release whose table stands in for it."""
+    fallbacks: dict[str, str] = _data.load("vllm_flags.json")["fallbacks"]
+    return fallbacks.get(version.strip().removeprefix("v"))
 
 
 def newest_version() -> str:
@@ -154,6 +157,12 @@ def table_for(version: str) -> str:
             f"not a vLLM version: {version!r}",
             "give a release number such as 0.8.5 or 0.33.0",
         )
+    exact = version.strip().removeprefix("v")
+    if exact in _tables():
+        return exact
+    stand_in = fallback_for(exact)
+    if stand_in is not None:
+        return stand_in
     wanted = _version_key(version)
     chosen = known_versions()[0]
     for candidate in known_versions():
@@ -195,14 +204,15 @@ def _alias_index() -> dict[str, tuple[str, bool]]:
 @cache
 def flags_of(version: str) -> frozenset[str]:
     """Every spelling the table of `version` lists (long names, short aliases)."""
-    return frozenset(_data.load("vllm_flags.json")["versions"][table_for(version)])
+    return _tables()[table_for(version)]
 
 
 def _spec(canonical: str) -> FlagSpec:
     entry = _options().get(canonical)
     if entry is None:
-        is_switch = canonical in _OLD_SWITCHES
-        kind: FlagKind = "bool" if is_switch else _ALWAYS_KNOWN.get(canonical, "value")  # type: ignore[assignment]
+        # Flags gone before 0.33: their kind as the last release that had them defined it.
+        old_kinds: dict[str, FlagKind] = _data.load("vllm_flags.json")["old_kinds"]
+        kind = old_kinds.get(canonical) or _ALWAYS_KNOWN.get(canonical, "value")
         return FlagSpec(canonical, kind, None, None, None)
     choices = entry.get("choices")
     return FlagSpec(
@@ -245,7 +255,7 @@ def spec_any_version(token: str) -> FlagSpec:
 def removal(token: str, version: str) -> Removal | None:
     """Describe `token` when other known releases have it but `version` does not."""
     flag = normalize(token)
-    tables: dict[str, list[str]] = _data.load("vllm_flags.json")["versions"]
+    tables = _tables()
     if lookup(flag, version) is not None:
         return None
     having = [v for v in known_versions() if flag in tables[v]]
@@ -265,3 +275,46 @@ def removal(token: str, version: str) -> Removal | None:
 def suggestions(version: str) -> frozenset[str]:
     """Long flags of `version`, for "did you mean" on misspellings."""
     return frozenset(f for f in flags_of(version) if f.startswith("--"))
+
+
+# --- spellings vLLM's parser accepts beyond the table -----------------------------------------
+
+# What `vllm serve` runs when no model is named (ModelConfig.model / EngineArgs.model in each
+# release's source): facebook/opt-125m up to 0.9.2, Qwen/Qwen3-0.6B from 0.10.0 on.
+_DEFAULT_MODELS = (("0.6.0", "facebook/opt-125m"), ("0.10.0", "Qwen/Qwen3-0.6B"))
+# `vllm serve`'s positional model_tag became optional (nargs="?") in 0.8.3.
+MODEL_TAG_OPTIONAL_SINCE = "0.8.3"
+# FlexibleArgumentParser reads `--json-flag.key value` as `--json-flag '{"key": value}'` from 0.9.0.
+DOTTED_SINCE = "0.9.0"
+# From 0.12.0 `-O3` / `-O 3` mean `--optimization-level 3` (before: `-O` was --compilation-config).
+OPTIMIZATION_LEVEL_SINCE = "0.12.0"
+
+
+def default_model(version: str) -> str:
+    """The model `vllm serve` of this release loads when the command names none."""
+    chosen = _DEFAULT_MODELS[0][1]
+    for since, model in _DEFAULT_MODELS:
+        if version_at_least(table_for(version), since):
+            chosen = model
+    return chosen
+
+
+def prefix_matches(token: str, version: str) -> tuple[str, ...]:
+    """Long options of `version` that `token` abbreviates, as argparse resolves prefixes.
+
+    vLLM keeps argparse's default `allow_abbrev`: `--gpu-memory-util` is `--gpu-memory-utilization`
+    when no other option starts the same way; two or more candidates make argparse refuse the
+    command as ambiguous. An exact option never reaches here.
+    """
+    flag = normalize(token)
+    if not flag.startswith("--") or len(flag) < 3:
+        return ()
+    present = flags_of(version)
+    spellings = {f for f in present if f.startswith("--")} | {"--help"}
+    if version_at_least(table_for(version), "0.8.0"):
+        spellings |= {"--no-" + f[2:] for f in present if f.startswith("--") and _is_switch(f)}
+    return tuple(sorted(f for f in spellings if f.startswith(flag)))
+
+
+def _is_switch(flag: str) -> bool:
+    return _spec(_alias_index().get(flag, (flag, False))[0]).kind == "bool"

@@ -1,9 +1,11 @@
 """Turn a `vllm serve` command, in any of the forms people paste, into a `ServeCommand`.
 
-Forms understood: `vllm serve MODEL ...`, `vllm serve --model MODEL ...`,
-`python -m vllm.entrypoints.openai.api_server --model MODEL ...`,
-`docker run ... vllm/vllm-openai[:tag] ...`, with `--config file.yaml` merged in (the command line
-wins). Text may carry `\\` continuations, shell prompts and blog debris around the command.
+Forms understood: `vllm serve MODEL ...`, `vllm serve --model MODEL ...`, `vllm serve` alone (vLLM's
+default model), `python -m vllm.entrypoints.openai.api_server --model MODEL ...`,
+`python3 path/to/api_server.py ...`, `docker run ... vllm/vllm-openai[:tag] ...`, with
+`--config file.yaml` merged in (the command line wins). Flags are read as vLLM's parser reads them:
+unambiguous prefixes of long flags (`--gpu-memory-util`), `--json-flag.key value` (0.9+), `-O3`.
+Text may carry `\\` continuations, shell prompts and blog debris around the command.
 Problems that vLLM itself would reject (unknown or removed flags, a Unicode dash) are recorded as
 `ParseIssue`s for the rules to report, never raised.
 """
@@ -32,6 +34,9 @@ IssueKind = Literal[
     "missing-value",
     "invalid-value",
     "config-unreadable",
+    "ambiguous-flag",
+    "default-model",
+    "model-required",
 ]
 
 # Characters that word processors and chat UIs substitute for "-".
@@ -40,6 +45,7 @@ _SHELL_STOPS = {"|", "||", "&&", ";", "&"}
 _PREFIX_WORDS = {"sudo", "nohup", "exec", "time", "env", "command"}
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _API_SERVER_MODULES = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
+_API_SERVER_SCRIPT = re.compile(r"(^|/)api_server\.py$")
 _FALSE_WORDS = {"false", "no", "0", "off"}
 _TRUE_WORDS = {"true", "yes", "1", "on", *_FALSE_WORDS}
 _DOCKER_VALUE_FLAGS = {
@@ -80,6 +86,7 @@ class ServeCommand:
     order: tuple[str, ...] = ()  # canonical flags in the order written (config ones first)
     from_config: frozenset[str] = frozenset()
     env: Mapping[str, str] = field(default_factory=dict)
+    model_default: bool = False  # no model named: `model` is the release's default model
     image_tag: str | None = None  # docker image tag, e.g. "v0.8.5"
     docker_gpus: str | None = None  # docker's --gpus value
     issues: tuple[ParseIssue, ...] = ()
@@ -151,7 +158,8 @@ def _logical_lines(text: str) -> list[str]:
 _START = re.compile(
     r"(?:^|\s|[$#>]\s*)((?:[A-Za-z_][A-Za-z0-9_]*=\S+\s+)*"
     r"(?:sudo\s+|nohup\s+|exec\s+)*"
-    r"(?:\S*/)?(?:vllm\s+serve\b|python[0-9.]*\s+-m\s+vllm\.entrypoints|docker\s+run\b))"
+    r"(?:\S*/)?(?:vllm\s+serve\b|python[0-9.]*\s+-m\s+vllm\.entrypoints|"
+    r"python[0-9.]*\s+\S*api_server\.py\b|docker\s+run\b))"
 )
 
 
@@ -247,9 +255,11 @@ def _locate(tokens: Sequence[str]) -> _Located:
     words, env = _strip_leading(_cut_at_shell_operators(tokens))
     if len(words) >= 2 and Path(words[0]).name == "vllm" and words[1] == "serve":
         return _Located("vllm-serve", tuple(words[:2]), tuple(words[2:]), env, None, None)
-    is_python = len(words) >= 3 and Path(words[0]).name.startswith("python")
-    if is_python and words[1] == "-m" and words[2] in _API_SERVER_MODULES:
+    is_python = len(words) >= 2 and Path(words[0]).name.startswith("python")
+    if is_python and words[1] == "-m" and words[2:3] and words[2] in _API_SERVER_MODULES:
         return _Located("api-server", tuple(words[:3]), tuple(words[3:]), env, None, None)
+    if is_python and _API_SERVER_SCRIPT.search(words[1]):
+        return _Located("api-server", tuple(words[:2]), tuple(words[2:]), env, None, None)
     if len(words) >= 2 and Path(words[0]).name == "docker" and words[1] == "run":
         return _locate_docker(list(words), env)
     if words and Path(words[0]).name == "vllm":
@@ -278,6 +288,7 @@ class _Builder:
     issues: list[ParseIssue] = field(default_factory=list)
     model: str | None = None
     model_positional: bool = False
+    model_default: bool = False
 
     def set(self, flag: str, value: ArgValue) -> None:
         if flag == "--model":
@@ -421,15 +432,113 @@ def _read_args(builder: _Builder, tokens: Sequence[str], allow_positional: bool)
             else:
                 builder.issues.append(ParseIssue("unknown-flag", token, None, "stray value"))
             continue
-        name, has_equals, inline = token.partition("=")
-        lookup = vllm_flags.lookup(name, builder.version)
-        value = inline if has_equals else None
-        if lookup is None:
-            index = _read_unknown(builder, tokens, index, name, value)
-        else:
-            index = _read_known(
-                builder, lookup=lookup, tokens=tokens, index=index, token=name, inline=value
-            )
+        index = _read_option(builder, tokens, index, token)
+
+
+def _read_option(builder: _Builder, tokens: Sequence[str], index: int, token: str) -> int:
+    """Read one option (and its value) the way vLLM's parser of `builder.version` would."""
+    name, has_equals, inline_text = _spell_short_o(token, tokens, index, builder.version).partition(
+        "="
+    )
+    inline = inline_text if has_equals else None
+    if "." in name:
+        done = _read_dotted(builder, tokens, index, name, inline)
+        if done is not None:
+            return done
+    lookup = vllm_flags.lookup(name, builder.version)
+    if lookup is None:
+        matches = vllm_flags.prefix_matches(name, builder.version)
+        if len(matches) > 1:
+            return _read_ambiguous(builder, tokens, index, name, inline, matches=matches)
+        if matches:
+            lookup = vllm_flags.lookup(matches[0], builder.version)
+    if lookup is None:
+        return _read_unknown(builder, tokens, index, name, inline)
+    return _read_known(
+        builder, lookup=lookup, tokens=tokens, index=index, token=name, inline=inline
+    )
+
+
+def _spell_short_o(token: str, tokens: Sequence[str], index: int, version: str) -> str:
+    """`-O3`, `-O=3`, `-O 3` as the release reads them: `-O 3` before 0.12, then
+    `--optimization-level 3` (`-O.key=v` stays a dotted `-O`)."""
+    if not token.startswith("-O") or token[2:3] == ".":
+        return token
+    level = token[2:].removeprefix("=")
+    new = vllm_flags.version_at_least(version, vllm_flags.OPTIMIZATION_LEVEL_SINCE)
+    name = "--optimization-level" if new else "-O"
+    if level:
+        return f"{name}={level}"
+    following = tokens[index] if index < len(tokens) else ""
+    return name if not new or following in ("0", "1", "2", "3") else token
+
+
+def _read_dotted(
+    builder: _Builder, tokens: Sequence[str], index: int, name: str, inline: str | None
+) -> int | None:
+    """`--compilation-config.mode 3`: one key of a JSON option (vLLM 0.9+); None if not that."""
+    base, _, path = name.partition(".")
+    if not path or not vllm_flags.version_at_least(builder.version, vllm_flags.DOTTED_SINCE):
+        return None
+    lookup = vllm_flags.lookup(base, builder.version)
+    matches = vllm_flags.prefix_matches(base, builder.version)
+    if lookup is None and len(matches) == 1:
+        lookup = vllm_flags.lookup(matches[0], builder.version)
+    if lookup is None or lookup.spec.kind != "value":
+        return None
+    value: str | None = inline
+    if value is None:
+        value, index = _take_value(builder, tokens, index, name)
+    if value is not None:
+        current = builder.args.get(lookup.spec.canonical)
+        builder.set(lookup.spec.canonical, _merge_json(current, path.split("."), value))
+    return index
+
+
+def _merge_json(current: ArgValue | None, keys: list[str], value: str) -> str:
+    """Add `keys = value` to the JSON object `current` holds (a fresh one if none)."""
+    merged = _json_object(current)
+    try:
+        parsed: object = json.loads(value)
+    except ValueError:
+        parsed = value
+    node = merged
+    for key in keys[:-1]:
+        child = node.get(key)
+        if not isinstance(child, dict):
+            child = node[key] = {}
+        node = child
+    node[keys[-1]] = parsed
+    return json.dumps(merged)
+
+
+def _json_object(text: ArgValue | None) -> dict[str, object]:
+    if not isinstance(text, str):
+        return {}
+    try:
+        loaded = json.loads(text)
+    except ValueError:
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _read_ambiguous(
+    builder: _Builder,
+    tokens: Sequence[str],
+    index: int,
+    name: str,
+    inline: str | None,
+    *,
+    matches: tuple[str, ...],
+) -> int:
+    """A prefix of several flags: vLLM refuses it; skip its value so the rest still reads."""
+    builder.issues.append(ParseIssue("ambiguous-flag", name, name, ", ".join(matches)))
+    takes_value = any(
+        vllm_flags.spec_any_version(m).kind not in ("bool", "store_true") for m in matches
+    )
+    if inline is None and takes_value and index < len(tokens) and _looks_like_value(tokens[index]):
+        index += 1
+    return index
 
 
 # --- `--config file.yaml` --------------------------------------------------------------------
@@ -505,6 +614,7 @@ def parse_tokens(
             builder.issues.extend(config_builder.issues)
             builder.args = {**config_builder.args, **cli_args}
             builder.order = [f for f in config_builder.order if f in from_config] + cli_order
+    _check_model(builder, located)
     return ServeCommand(
         model=builder.model,
         args=dict(builder.args),
@@ -516,10 +626,23 @@ def parse_tokens(
         order=tuple(builder.order),
         from_config=frozenset(from_config),
         env=located.env,
+        model_default=builder.model_default,
         image_tag=located.image_tag,
         docker_gpus=located.docker_gpus,
         issues=tuple(builder.issues),
     )
+
+
+def _check_model(builder: _Builder, located: _Located) -> None:
+    """`vllm serve` before 0.8.3 needs the model as its first word; with no model at all, vLLM
+    serves its default model, which the review then covers."""
+    serve_word = located.form == "vllm-serve" or located.prefix[-2:] == ("vllm", "serve")
+    optional = vllm_flags.version_at_least(builder.version, vllm_flags.MODEL_TAG_OPTIONAL_SINCE)
+    if serve_word and not optional and not builder.model_positional:
+        builder.issues.append(ParseIssue("model-required", "vllm serve", "--model", builder.model))
+    if builder.model is None:
+        builder.model, builder.model_default = vllm_flags.default_model(builder.version), True
+        builder.issues.append(ParseIssue("default-model", "vllm serve", "--model", builder.model))
 
 
 def parse_text(
@@ -544,7 +667,7 @@ def _pick_version(requested: str | None, image_tag: str | None) -> tuple[str, st
 def render(command: ServeCommand, args: Mapping[str, ArgValue], order: Sequence[str]) -> str:
     """Spell a command line (one flag per line, `\\` continuations) from a prefix and args."""
     parts = [" ".join(shlex.quote(t) for t in command.prefix)]
-    if command.model is not None:
+    if command.model is not None and not command.model_default:
         model = shlex.quote(command.model)
         parts[0] += f" {model}" if command.model_positional else f" --model {model}"
     for flag in order:
