@@ -784,3 +784,16 @@ def test_v0_engine_process_failure_of_vllm_0_6() -> None:
         "The KV cache holds about 20000 tokens; max-model-len is 32768"
     )
     assert report.reported.vllm_version == "0.6.6.post1"
+
+
+def test_a_wrapper_is_evidence_never_the_root_cause() -> None:
+    wrapper = "RuntimeError: Engine core initialization failed. See root cause above."
+    report = diagnose(wrapper)
+    assert (report.status, report.root_cause) == ("failed", None)
+    assert [(d.id, d.evidence) for d in report.diagnoses] == [("engine-init-failed", wrapper)]
+    died = (
+        "(EngineCore_DP0 pid=1) ERROR 01-01 00:00:00 [multiproc_executor.py:154] Worker proc "
+        "VllmWorker-1 died unexpectedly, shutting down executor."
+    )
+    report = diagnose(f"{died}\n{wrapper}")
+    assert report.root_cause == died.split("] ", 1)[1]

@@ -49,6 +49,12 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "vllm-logs"
         (f"2024-10-14 01:39:49 | ERROR | stderr | [rank0]: {BODY}", None),  # fastchat workers
         (f"2026-06-09 14:01:52.982 [Error] (Process) {BODY}", None),  # lemonade
         (f"\x1b[32mINFO\x1b[0m 11-30 07:40:31 [x.py:1] {BODY}", "INFO"),  # colours
+        (f'<font color="#2AA1B3"><b>(APIServer pid=1)</b></font> {BODY}', None),  # copied HTML
+        (f"> (EngineCore_DP0 pid=1) {BODY}", None),  # quoted in an issue
+        (
+            f"(EngineCore_DP0 pid=12809) [Stage-0] ERROR 01-29 01:46:12 [core.py:936] {BODY}",
+            "ERROR",
+        ),
         (
             f"(RayWorkerWrapper pid=1) ERROR 08-27 05:12:18 w.py:382] {BODY} [repeated 6x across "
             "cluster]",

@@ -165,8 +165,17 @@ def _root_cause(lines: Sequence[LogLine]) -> str | None:
     )
 
 
-def _fatal_line(lines: Sequence[LogLine]) -> str | None:
-    return next((line.text.strip() for line in lines if vllm_log.is_fatal(line)), None)
+def _fatal_line(lines: Sequence[LogLine], *, wrappers: bool) -> str | None:
+    """The first fatal line; with `wrappers=False` only one that says more than "see above"
+    (a dead worker, argparse): a wrapper is evidence, never a root cause."""
+    return next(
+        (
+            line.text.strip()
+            for line in lines
+            if vllm_log.is_fatal(line) and (wrappers or not vllm_log.is_wrapper(line.text))
+        ),
+        None,
+    )
 
 
 # --- texts --------------------------------------------------------------------------------------
@@ -203,7 +212,7 @@ def _verdict(lines: Sequence[LogLine]) -> tuple[Status, list[LogLine], str | Non
         died = any(vllm_log.engine_died(line) for line in scope)
         return "ready", scope, _root_cause(scope) if died else None
     if _failed(lines):
-        return "failed", list(lines), _root_cause(lines) or _fatal_line(lines)
+        return "failed", list(lines), _root_cause(lines) or _fatal_line(lines, wrappers=False)
     return "starting", list(lines), None
 
 
@@ -224,6 +233,7 @@ def diagnose(text: str, language: Language = "en") -> DoctorReport:
     if root is not None:
         hits.sort(key=lambda hit: root not in hit.evidence)  # stable: priority order otherwise
     if status == "failed" and not hits:
-        hits = [Hit("engine-init-failed", None, {}, root or "")]
+        evidence = root or _fatal_line(lines, wrappers=True) or ""
+        hits = [Hit("engine-init-failed", None, {}, evidence)]
     rendered = tuple(_render(hit, language) for hit in hits)
     return DoctorReport(status, root, rendered, reported)

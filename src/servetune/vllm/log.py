@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 # --- lines --------------------------------------------------------------------------------------
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+# Colour codes, and the HTML a rich terminal viewer turns them into when copied.
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|</?(?:font|b|span)\b[^>]*>")
 _LEVELS = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL"
 # Prefixes added outside vLLM, in any order and nesting; removed until none is left.
 _OUTER = re.compile(
@@ -39,6 +40,8 @@ _OUTER = re.compile(
     r"|\[pod/[^\]\s]+\]\s"  # kubectl logs --prefix
     r"|\S+\s+\d{1,2} \d\d:\d\d:\d\d \S+ [\w.-]+\[\d+\]:\s"  # journald
     r"|\[rank\d+\]:\s?"  # torch
+    r"|\[Stage-\d+\]\s"  # vllm-omni stages
+    r"|>\s?(?=\S)"  # a Markdown quote
     r"|\((?=[^()]*\b(?:pid|rank|ip)=)[^()]+\)\s?"  # vLLM and Ray process tags
     r"|\(raylet[^()]*\)\s?"
     r")"
