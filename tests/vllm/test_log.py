@@ -229,3 +229,26 @@ def test_phase_labels_read_through_prefixes() -> None:
     line = log.parse_line("vllm-1  | (EngineCore_DP0 pid=1) INFO 01-01 00:00:00 [x.py:1] GPU KV "
                           "cache size: 65,536 tokens")  # fmt: skip
     assert log.phase(line.text) == "KV cache: 65,536 tokens"
+
+
+def test_json_lines_records_are_read_as_the_lines_they_stand_for() -> None:
+    docker = (
+        '{"log":"(EngineCore_DP0 pid=1) ERROR 11-30 07:40:31 [core.py:710] EngineCore failed to '
+        'start.\\n","stream":"stdout","time":"2026-11-30T07:40:31.1Z"}\n'
+        '{"log":"(EngineCore_DP0 pid=1) ERROR 11-30 07:40:31 [core.py:710] ValueError: Bfloat16 '
+        "is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU "
+        'has compute capability 7.5.\\n","stream":"stdout","time":"2026-11-30T07:40:31.2Z"}'
+    )
+    report = diagnose(docker)
+    assert (report.status, report.diagnoses[0].id) == ("failed", "dtype-unsupported-gpu")
+    assert report.root_cause is not None and report.root_cause.startswith("ValueError: Bfloat16")
+    jsonl = (
+        '{"level": "ERROR", "time": "2026-11-30 07:40:31", "message": "Model load failed", '
+        '"exc_info": "Traceback (most recent call last):\\n  File \\"x.py\\", line 1, in <module>'
+        "\\nValueError: Bfloat16 is only supported on GPUs with compute capability of at least "
+        '8.0. Your Tesla V100-SXM2-16GB GPU has compute capability 7.0."}'
+    )
+    lines = log.read_lines(jsonl)
+    assert (lines[0].level, lines[0].text) == ("ERROR", "Model load failed")
+    assert diagnose(jsonl).diagnoses[0].title.endswith("Tesla V100-SXM2-16GB has 7.0")
+    assert log.read_lines('{"not": "a log record"}')[0].text == '{"not": "a log record"}'

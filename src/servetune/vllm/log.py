@@ -19,8 +19,9 @@ judge with the predicates here, so they cannot disagree about what a line means.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 # --- lines --------------------------------------------------------------------------------------
@@ -141,10 +142,45 @@ def _continues(previous: LogLine, prev_raw: str, line: LogLine, width: int | Non
     return width is not None and len(prev_raw) >= width - 1
 
 
+_JSON_TEXT = ("message", "msg", "log")
+_JSON_LEVEL = ("level", "levelname", "severity")
+_JSON_TRACE = ("exc_info", "exception", "stack_trace", "traceback")
+
+
+def _json_record(raw: str) -> list[str] | None:
+    """A JSON-lines record (docker's json-file driver, NIM_JSONL_LOGGING, log collectors) as the
+    plain lines it stands for, or None for any other line."""
+    stripped = raw.strip()
+    if not (stripped.startswith("{") and stripped.endswith("}")):
+        return None
+    try:
+        record = json.loads(stripped)
+    except ValueError:
+        return None
+    if not isinstance(record, dict):
+        return None
+    text = next((record[k] for k in _JSON_TEXT if isinstance(record.get(k), str)), None)
+    if text is None:
+        return None
+    level = next((record[k] for k in _JSON_LEVEL if isinstance(record.get(k), str)), None)
+    lines = text.rstrip("\n").splitlines() or [""]
+    if level and _strip_level(lines[0]) is None:
+        lines[0] = f"{level.upper()}:    {lines[0]}"  # uvicorn's shape, read by _LEVEL
+    trace = next((record[k] for k in _JSON_TRACE if isinstance(record.get(k), str)), "")
+    return lines + trace.splitlines()
+
+
+def _raw_lines(text: str) -> Iterator[str]:
+    for raw in text.splitlines():
+        record = _json_record(raw)
+        for line in [raw] if record is None else record:
+            yield _ANSI.sub("", line).rstrip()
+
+
 def read_lines(text: str) -> list[LogLine]:
     """The text as LogLines: prefixes removed, lines a terminal wrapped joined again,
     pydantic's two-line errors made one."""
-    raws = [_ANSI.sub("", raw).rstrip() for raw in text.splitlines()]
+    raws = list(_raw_lines(text))
     width = _cut_width(raws)
     merged: list[LogLine] = []
     last_raw = ""
