@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from servetune import texts
-from servetune.launch import diagnoses
+from servetune.launch import diagnoses, flag_errors
 from servetune.launch.diagnoses import Hit
 from servetune.texts import Language
 from servetune.vllm import log as vllm_log
@@ -228,7 +228,7 @@ def diagnose(text: str, language: Language = "en") -> DoctorReport:
     reported = vllm_log.reported(lines)
     status, scope, root = _verdict(lines)
     texts = diagnoses.telling(scope)
-    hits = diagnoses.argparse_hits(texts, reported.vllm_version)
+    hits = flag_errors.argparse_hits(texts, reported.vllm_version)
     hits += diagnoses.table_hits([*texts, *([root] if root else [])], diagnoses.context(lines))
     if root is not None:
         hits.sort(key=lambda hit: root not in hit.evidence)  # stable: priority order otherwise
