@@ -17,7 +17,7 @@ import math
 import os
 import signal
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Self, TextIO
@@ -249,15 +249,14 @@ async def _run_with_signals(config: BenchConfig, progress: _LiveLine | None) -> 
             loop.remove_signal_handler(sig)
 
 
-def _write(path: Path, doc: Mapping[str, object], default_name: str) -> None:
-    from servetune.measure import results
-
+def _save(path: Path, default_name: str, write: Callable[[Path], None]) -> None:
+    """`write` the result to `path`; never lose a finished run to a bad path: keep it in the
+    temp folder instead and say where."""
     try:
-        results.write_atomic(path, doc)
+        write(path)
     except OSError as exc:
-        # Never lose a finished run to a bad path: keep it in the temp folder and say where.
         rescue = Path(tempfile.gettempdir()) / default_name
-        results.write_atomic(rescue, doc)
+        write(rescue)
         raise UsageError(
             f"cannot write {path}: {exc.strerror or exc}; the result was saved to {rescue}",
             "check --output / --result-dir",
@@ -277,7 +276,7 @@ def run(args: BenchArgs, streams: Streams) -> ExitCode:
     doc = results.document(outcome, summary)
     default_name = results.default_filename(outcome)
     path = args.result_path(default_name)
-    _write(path, doc, default_name)
+    _save(path, default_name, lambda where: results.write_atomic(where, doc))
     if text:
         streams.stdout.write(render.bench_text(doc, str(path), args.language))
     else:
