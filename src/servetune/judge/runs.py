@@ -4,6 +4,10 @@
 A `Run` keeps each metric's value as its file states it, per-request samples where the file has
 them (for request-level resampling), the workload, the recorded server command and GPUs, and the
 client's and server's own health figures. `compare` works on `Side`s of such runs.
+
+A file is read as a claim of the shape `measure/result_schema.py` types (the same TypedDicts
+the writer fills): keys are looked up by their typed names, and every value is checked before
+it is used, since the file may come from vLLM, an older servetune, or a hand edit.
 """
 
 from __future__ import annotations
@@ -13,10 +17,17 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from servetune.errors import UsageError
 from servetune.measure import metrics as formulas
+from servetune.measure.result_schema import (
+    ClientDoc,
+    MetricsSummaryDoc,
+    RequestDoc,
+    ResultDoc,
+    ServetuneBlock,
+)
 from servetune.measure.server_metrics import MetricsSummary
 
 FAMILIES = ("ttft", "tpot", "itl", "e2el")
@@ -138,37 +149,50 @@ def _num(value: object) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
-def _run(doc: object, source: str) -> Run:
-    if not isinstance(doc, dict) or "completed" not in doc or "duration" not in doc:
+def _run(obj: object, source: str) -> Run:
+    if not isinstance(obj, dict) or "completed" not in obj or "duration" not in obj:
         raise UsageError(f"{source}: not a bench result (no `completed` and `duration`)", FILE_HINT)
-    block = _dict(doc.get("servetune"))
+    doc = cast(ResultDoc, obj)  # a claim of that shape: each value is checked where it is read
+    block = doc.get("servetune")
+    block = block if isinstance(block, dict) else None
     samples = _samples(doc, block)
-    command = _dict(block.get("server_command"))
-    client = _dict(block.get("client"))
-    lag = _dict(_dict(client.get("send_lag_s")).get("percentiles")).get("99")
-    text, table = command.get("text"), command.get("vllm_version_table")
-    saturated = client.get("saturated")
+    command = block.get("server_command") if block else None
+    command = command if isinstance(command, dict) else None
+    client = block.get("client") if block else None
+    client = client if isinstance(client, dict) else None
+    metrics = block.get("server_metrics") if block else None
     return Run(
         source=source,
         values=_values(doc, samples),
         samples=samples,
-        workload=_workload(doc, _dict(block.get("config"))),
-        command=text if isinstance(text, str) else None,
-        flag_table=table if isinstance(table, str) else None,
-        gpus=gpus if isinstance(gpus := command.get("gpus"), str) else None,
+        workload=_workload(doc, block),
+        command=_text(command.get("text")) if command else None,
+        flag_table=_text(command.get("vllm_version_table")) if command else None,
+        gpus=_text(command.get("gpus")) if command else None,
         failed=int(_num(doc.get("failed")) or 0),
         completed=int(_num(doc.get("completed")) or 0),
-        client_saturated=saturated if isinstance(saturated, bool) else None,
-        send_lag_p99_s=_num(lag),
-        server=_server(_dict(block.get("server_metrics")).get("summary")),
+        client_saturated=_saturated(client),
+        send_lag_p99_s=_lag_p99(client),
+        server=_server(metrics.get("summary") if isinstance(metrics, dict) else None),
     )
 
 
-def _server(summary: object) -> MetricsSummary | None:
+def _saturated(client: ClientDoc | None) -> bool | None:
+    saturated = client.get("saturated") if client else None
+    return saturated if isinstance(saturated, bool) else None
+
+
+def _lag_p99(client: ClientDoc | None) -> float | None:
+    lag = client.get("send_lag_s") if client else None
+    percentiles = lag.get("percentiles") if isinstance(lag, dict) else None
+    return _num(percentiles.get("99")) if isinstance(percentiles, dict) else None
+
+
+def _server(summary: MetricsSummaryDoc | None) -> MetricsSummary | None:
     if not isinstance(summary, dict):
         return None
     return MetricsSummary(
@@ -177,6 +201,9 @@ def _server(summary: object) -> MetricsSummary | None:
         peak_waiting=_num(summary.get("peak_waiting")),
         peak_kv_cache_usage=_num(summary.get("peak_kv_cache_usage")),
         preemptions=_num(summary.get("preemptions")),
+        prefix_cache_queries=_num(summary.get("prefix_cache_queries")),
+        prefix_cache_hits=_num(summary.get("prefix_cache_hits")),
+        prefix_cache_hit_rate=_num(summary.get("prefix_cache_hit_rate")),
     )
 
 
@@ -189,8 +216,9 @@ def _make_samples(units: list[tuple[float, int]], values: list[float]) -> Sample
     return Samples(tuple(units), tuple(sorted(values)), mean, math.sqrt(spread / n) / (count / n))
 
 
-def _samples(doc: dict[str, Any], block: dict[str, Any]) -> dict[str, Samples]:
-    rows = _rows_from_records(block.get("requests")) or _rows_from_arrays(doc)
+def _samples(doc: ResultDoc, block: ServetuneBlock | None) -> dict[str, Samples]:
+    records = block.get("requests") if block else None
+    rows = _rows_from_records(records) or _rows_from_arrays(doc)
     found: dict[str, Samples] = {}
     for family in FAMILIES:
         if family == "itl":
@@ -213,7 +241,7 @@ def _row(ttft: float | None, e2el: float | None, gaps: object, tokens: object) -
     return {"ttft": ttft, "e2el": e2el, "tpot": tpot, "itl": itl}
 
 
-def _rows_from_records(records: object) -> list[dict[str, Any]]:
+def _rows_from_records(records: list[RequestDoc] | None) -> list[dict[str, Any]]:
     """servetune's per-request records: the measured (not warm-up) successes."""
     if not isinstance(records, list):
         return []
@@ -225,16 +253,17 @@ def _rows_from_records(records: object) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
-def _rows_from_arrays(doc: dict[str, Any]) -> list[dict[str, Any]]:
+def _rows_from_arrays(doc: ResultDoc) -> list[dict[str, Any]]:
     """vLLM's per-request arrays (all but `latencies` need --save-detailed). vLLM keeps a failed
     request in every array, with a latency of 0 and its error in `errors`."""
+    arrays: Mapping[str, object] = doc  # `itls` is vLLM's alone: looked up by name
     latencies = doc.get("latencies")
     if not isinstance(latencies, list):
         return []
     n = len(latencies)
 
     def aligned(key: str) -> list[Any]:
-        value = doc.get(key)
+        value = arrays.get(key)
         return value if isinstance(value, list) and len(value) == n else [None] * n
 
     errors, ttfts, itls, outs = (aligned(k) for k in ("errors", "ttfts", "itls", "output_lens"))
@@ -256,16 +285,17 @@ def metric_parts(name: str) -> tuple[str, str] | None:
     return (stat, family) if family in FAMILIES and name.endswith("_ms") else None
 
 
-def _values(doc: dict[str, Any], samples: Mapping[str, Samples]) -> dict[str, float]:
+def _values(doc: ResultDoc, samples: Mapping[str, Samples]) -> dict[str, float]:
     """Each known metric as the file states it. vLLM writes `median_*` where servetune writes
     `p50_*` too, and e2el stats only on request: those come from the per-request values."""
+    named: Mapping[str, object] = doc  # the metric names are built, so looked up as text
     values: dict[str, float] = {}
     for name in KNOWN_METRICS:
-        value = _num(doc.get(name))
+        value = _num(named.get(name))
         parts = metric_parts(name)
         if value is None and parts and parts[0] in ("median", "p50"):
             other = "p50" if parts[0] == "median" else "median"
-            value = _num(doc.get(f"{other}_{parts[1]}_ms"))
+            value = _num(named.get(f"{other}_{parts[1]}_ms"))
         if value is None and parts and parts[1] in samples:
             value = samples[parts[1]].stat(parts[0]) * 1000
         if value is not None:
@@ -281,7 +311,9 @@ def value_text(value: object) -> str:
     return str(value)
 
 
-def _workload(doc: dict[str, Any], config: dict[str, Any]) -> Workload:
+def _workload(doc: ResultDoc, block: ServetuneBlock | None) -> Workload:
+    config = block.get("config") if block else None
+    config = config if isinstance(config, dict) else {}
     settings = {
         "--model": value_text(doc.get("model_id")),
         "--request-rate": value_text(doc.get("request_rate")),
@@ -297,9 +329,10 @@ def _workload(doc: dict[str, Any], config: dict[str, Any]) -> Workload:
         if config.get(key) is not None:
             settings["--" + key.removesuffix("_s").replace("_", "-")] = value_text(config[key])
     completed = _num(doc.get("completed"))
+    totals = {"input": doc.get("total_input_tokens"), "output": doc.get("total_output_tokens")}
     tokens = {
         side: total / completed
-        for side in ("input", "output")
-        if completed and (total := _num(doc.get(f"total_{side}_tokens"))) is not None
+        for side, value in totals.items()
+        if completed and (total := _num(value)) is not None
     }
     return Workload(settings, tokens)

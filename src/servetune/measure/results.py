@@ -3,7 +3,8 @@
 The file holds every top-level key `vllm bench serve --save-result` writes (the detailed ones
 too, except generated texts), with e2el and p50/p90/p95/p99 always present, plus a `servetune`
 object: schema version, tool version, the full config (API key redacted), the server command,
-per-request records, the client's own lag, and the server's /metrics samples.
+per-request records, the client's own lag, the server's /metrics samples and how the run kept
+the server's prefix cache out of its numbers. The shape is typed in `result_schema.py`.
 """
 
 from __future__ import annotations
@@ -13,18 +14,36 @@ import math
 import os
 import tempfile
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from servetune import __version__
 from servetune.measure import metrics, server_metrics
 from servetune.measure.bench import BenchRun, RequestRecord
 from servetune.measure.metrics import Distribution
+from servetune.measure.result_schema import (
+    RESULT_SCHEMA_VERSION,
+    DistributionDoc,
+    Isolation,
+    LatencyStats,
+    MetricsSummaryDoc,
+    PrefixCacheDoc,
+    RequestDoc,
+    ResultDoc,
+    ResultSummary,
+    ServerCommandDoc,
+    ServerMetricsDoc,
+    ServetuneBlock,
+    VllmKeys,
+)
 
-SCHEMA_VERSION = 1
 CLIENT_LAG_LIMIT_S = 0.005  # send-lag p99 above this: the client itself fell behind
 LATENCY_METRICS = ("ttft", "tpot", "itl", "e2el")
+# A random workload whose prompts share nothing but the --random-prefix-len prefix should find
+# at most that share in the cache; more than this many points above it is worth a warning.
+PREFIX_HIT_MARGIN = 0.05
 
 
 @dataclass(frozen=True)
@@ -139,22 +158,36 @@ def _ms(value: float | None) -> float | None:
     return None if value is None else value * 1000
 
 
+def _family(dist: Distribution) -> tuple[float | None, ...]:
+    """mean, median, std, p50, p90, p95, p99 in ms."""
+    spread = (_ms(dist.mean), _ms(dist.median), _ms(dist.std))
+    return spread + tuple(_ms(dist.percentiles.get(p)) for p in metrics.PERCENTILES)
+
+
 def _stats(name: str, dist: Distribution) -> dict[str, float | None]:
-    stats: dict[str, float | None] = {
-        f"mean_{name}_ms": _ms(dist.mean),
-        f"median_{name}_ms": _ms(dist.median),
-        f"std_{name}_ms": _ms(dist.std),
-    }
-    for p in metrics.PERCENTILES:
-        stats[f"p{p}_{name}_ms"] = _ms(dist.percentiles.get(p))
-    return stats
+    keys = ("mean", "median", "std", *(f"p{p}" for p in metrics.PERCENTILES))
+    return {f"{key}_{name}_ms": value for key, value in zip(keys, _family(dist), strict=True)}
+
+
+def _latency_stats(summary: Summary) -> LatencyStats:
+    t, o, i, e = (_family(d) for d in (summary.ttft, summary.tpot, summary.itl, summary.e2el))
+    return LatencyStats(
+        mean_ttft_ms=t[0], median_ttft_ms=t[1], std_ttft_ms=t[2],
+        p50_ttft_ms=t[3], p90_ttft_ms=t[4], p95_ttft_ms=t[5], p99_ttft_ms=t[6],
+        mean_tpot_ms=o[0], median_tpot_ms=o[1], std_tpot_ms=o[2],
+        p50_tpot_ms=o[3], p90_tpot_ms=o[4], p95_tpot_ms=o[5], p99_tpot_ms=o[6],
+        mean_itl_ms=i[0], median_itl_ms=i[1], std_itl_ms=i[2],
+        p50_itl_ms=i[3], p90_itl_ms=i[4], p95_itl_ms=i[5], p99_itl_ms=i[6],
+        mean_e2el_ms=e[0], median_e2el_ms=e[1], std_e2el_ms=e[2],
+        p50_e2el_ms=e[3], p90_e2el_ms=e[4], p95_e2el_ms=e[5], p99_e2el_ms=e[6],
+    )  # fmt: skip
 
 
 def _rate(value: float) -> float | str:
     return "inf" if math.isinf(value) else value
 
 
-def _record(rec: RequestRecord) -> dict[str, Any]:
+def _record(rec: RequestRecord) -> RequestDoc:
     return {
         "index": rec.index,
         "warmup": rec.warmup,
@@ -178,34 +211,97 @@ def _record(rec: RequestRecord) -> dict[str, Any]:
     }
 
 
-def _distribution_json(dist: Distribution) -> dict[str, Any]:
-    return asdict(dist)  # percentile keys become strings in JSON ("99")
+def _distribution_json(dist: Distribution) -> DistributionDoc:
+    return {
+        "count": dist.count,
+        "mean": dist.mean,
+        "std": dist.std,
+        "min": dist.min,
+        "max": dist.max,
+        "percentiles": {str(p): v for p, v in dist.percentiles.items()},  # JSON keys are text
+    }
 
 
-def _servetune_block(run: BenchRun, summary: Summary) -> dict[str, Any]:
+def _server_command(run: BenchRun) -> ServerCommandDoc | None:
     from servetune.vllm.serve_command import parse_text
 
-    command: dict[str, Any] | None = None
-    if run.config.server_command:
-        try:
-            parsed = parse_text(run.config.server_command)
-            command = {"text": run.config.server_command, "model": parsed.model,
-                       "args": dict(parsed.args), "vllm_version_table": parsed.version,
-                       "gpus": run.config.gpus}  # fmt: skip
-        except Exception as exc:  # noqa: BLE001 - a bad recorded command must not lose the run
-            command = {"text": run.config.server_command, "parse_error": str(exc),
-                       "gpus": run.config.gpus}  # fmt: skip
+    text, gpus = run.config.server_command, run.config.gpus
+    if not text:
+        return None
+    try:
+        parsed = parse_text(text)
+    except Exception as exc:  # noqa: BLE001 - a bad recorded command must not lose the run
+        return {"text": text, "gpus": gpus, "parse_error": str(exc)}
+    args = {k: list(v) if isinstance(v, tuple) else v for k, v in parsed.args.items()}
+    found: ServerCommandDoc = {"text": text, "gpus": gpus, "args": args,
+                               "vllm_version_table": parsed.version}  # fmt: skip
+    if parsed.model is not None:
+        found["model"] = parsed.model
+    return found
+
+
+def _isolation(run: BenchRun) -> Isolation:
+    if run.prefix_cache_reset:
+        return "reset"
+    if run.prompt_seed is not None and run.config.prompt_seed is None:
+        return "fresh-prompts"
+    return "none"
+
+
+def _prefix_cache(run: BenchRun, summary: Summary) -> PrefixCacheDoc:
+    """How earlier runs were kept out of the cache, and the hit rate against what a random
+    workload's shared prefix explains (its share of the prompt tokens, at most)."""
+    rate = summary.server.prefix_cache_hit_rate if summary.server else None
+    spec = run.config.workload
+    expected = None
+    if spec.dataset_name == "random":
+        prefix = spec.random_prefix_len
+        expected = prefix / (prefix + spec.random_input_len)
     return {
-        "schema_version": SCHEMA_VERSION,
+        "isolation": _isolation(run),
+        "reset": run.prefix_cache_reset,
+        "prompt_seed": run.prompt_seed,
+        "hit_rate": rate,
+        "expected_hit_rate": expected,
+        "unexpected_hits": (
+            expected is not None and rate is not None and rate > expected + PREFIX_HIT_MARGIN
+        ),
+    }
+
+
+def _server_metrics(run: BenchRun, summary: Summary) -> ServerMetricsDoc:
+    found = cast(MetricsSummaryDoc, asdict(summary.server)) if summary.server else None
+    return {
+        "available": run.metrics_available,
+        "summary": found,  # asdict of MetricsSummary: the same fields, by construction
+        "samples": [
+            {"t_s": s.t_s, "running": s.running, "waiting": s.waiting,
+             "kv_cache_usage": s.kv_cache_usage, "preemptions_total": s.preemptions_total,
+             "prefix_cache_queries": s.prefix_cache_queries,
+             "prefix_cache_hits": s.prefix_cache_hits}
+            for s in run.samples
+        ],
+    }  # fmt: skip
+
+
+def _servetune_block(run: BenchRun, summary: Summary) -> ServetuneBlock:
+    return {
+        "schema_version": RESULT_SCHEMA_VERSION,
         "tool_version": __version__,
         "partial": run.partial,
         "config": run.config.redacted(),
         "seed": run.config.seed,
-        "server_command": command,
+        "workers": run.workers,
+        "prefix_cache": _prefix_cache(run, summary),
+        "server_command": _server_command(run),
         "server_version": run.server_version,
         "tokenizer": run.tokenizer_mode,
         "client": {
-            "limits": asdict(run.limits),
+            "limits": {
+                "connect_timeout_s": run.limits.connect_timeout_s,
+                "request_timeout_s": run.limits.request_timeout_s,
+                "max_idle_connections": run.limits.max_idle_connections,
+            },
             "send_lag_s": _distribution_json(summary.send_lag),
             "client_queue_s": _distribution_json(summary.client_queue),
             "achieved_rate": summary.achieved_rate,
@@ -222,29 +318,22 @@ def _servetune_block(run: BenchRun, summary: Summary) -> dict[str, Any]:
         if run.config.goodput_slo_ms
         else None,
         "itl_per_token_ms": _stats("itl_per_token", summary.itl_per_token),
-        "server_metrics": {
-            "available": run.metrics_available,
-            "summary": asdict(summary.server) if summary.server else None,
-            "samples": [asdict(s) for s in run.samples],
-        },
+        "server_metrics": _server_metrics(run, summary),
         "requests": [_record(r) for r in run.records],
     }
 
 
-def document(run: BenchRun, summary: Summary) -> dict[str, Any]:
-    """The result file's JSON object (vLLM's keys first, then `servetune`)."""
+def _vllm_keys(run: BenchRun, summary: Summary) -> VllmKeys:
     config = run.config
-    measured = [r for r in run.records if not r.warmup]
-    ok = [r for r in measured if r.ok]
     endpoint_type = "openai-chat" if config.endpoint.endswith("chat/completions") else "openai"
-    doc: dict[str, Any] = {
+    return {
         "date": run.date,
         "endpoint_type": endpoint_type,
         "backend": endpoint_type,
         "label": config.label,
         "model_id": config.model,
         "tokenizer_id": None,
-        "num_prompts": len(measured),
+        "num_prompts": sum(1 for r in run.records if not r.warmup),
         "request_rate": _rate(config.request_rate),
         "burstiness": _rate(config.burstiness),
         "max_concurrency": config.max_concurrency,
@@ -260,6 +349,16 @@ def document(run: BenchRun, summary: Summary) -> dict[str, Any]:
         "max_output_tokens_per_s": summary.max_output_tokens_per_s,
         "max_concurrent_requests": summary.max_concurrent_requests,
         "rtfx": 0.0,
+        **_latency_stats(summary),
+    }
+
+
+def document(run: BenchRun, summary: Summary) -> ResultDoc:
+    """The result file's JSON object (vLLM's keys first, then `servetune`)."""
+    measured = [r for r in run.records if not r.warmup]
+    ok = [r for r in measured if r.ok]
+    return {
+        **_vllm_keys(run, summary),
         "latencies": [r.e2el_s for r in ok],
         "queue_times": [r.queue_s or 0.0 for r in ok],
         "input_lens": [r.prompt_tokens or r.input_len or 0 for r in ok],
@@ -267,11 +366,8 @@ def document(run: BenchRun, summary: Summary) -> dict[str, Any]:
         "ttfts": [r.ttft_s for r in ok],
         "start_times": [r.sent_s for r in ok],
         "errors": [r.error_detail or r.error or "" for r in measured if not r.ok],
+        "servetune": _servetune_block(run, summary),
     }
-    for name in LATENCY_METRICS:
-        doc.update(_stats(name, getattr(summary, name)))
-    doc["servetune"] = _servetune_block(run, summary)
-    return doc
 
 
 def default_filename(run: BenchRun) -> str:
@@ -284,7 +380,7 @@ def default_filename(run: BenchRun) -> str:
     return f"{base}-{rate}qps{concurrency}-{model}-{run.date}.json"
 
 
-def write_atomic(path: Path, doc: dict[str, Any]) -> None:
+def write_atomic(path: Path, doc: Mapping[str, object]) -> None:
     """Write JSON via a temporary file in the same folder and `os.replace`: a reader never sees
     half a file, and an interrupted write leaves the old file intact."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -303,16 +399,16 @@ def write_atomic(path: Path, doc: dict[str, Any]) -> None:
         raise
 
 
-def summary_document(doc: dict[str, Any]) -> dict[str, Any]:
-    """The result without per-request arrays: what `--format json` prints."""
-    per_request = {"latencies", "queue_times", "input_lens", "output_lens", "ttfts",
-                   "start_times", "errors"}  # fmt: skip
-    out = {k: v for k, v in doc.items() if k not in per_request and k != "servetune"}
-    block = dict(doc["servetune"])
+_PER_REQUEST = frozenset(ResultDoc.__annotations__) - frozenset(ResultSummary.__annotations__)
+
+
+def summary_document(doc: ResultDoc) -> ResultSummary:
+    """The result without per-request arrays, records or samples: what `--format json` prints."""
+    block = doc["servetune"].copy()
     block.pop("requests", None)
-    if block.get("server_metrics"):
-        block["server_metrics"] = {
-            k: v for k, v in block["server_metrics"].items() if k != "samples"
-        }
-    out["servetune"] = block
-    return out
+    server = block["server_metrics"].copy()
+    server.pop("samples", None)
+    block["server_metrics"] = server
+    kept = {key: value for key, value in doc.items() if key not in _PER_REQUEST}
+    # The keys of ResultDoc less those it adds to ResultSummary: a ResultSummary.
+    return cast(ResultSummary, {**kept, "servetune": block})

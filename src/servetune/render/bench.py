@@ -7,6 +7,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from servetune import texts
+from servetune.measure.result_schema import (
+    MetricsSummaryDoc,
+    PrefixCacheDoc,
+    ResultSummary,
+    ServetuneBlock,
+)
 from servetune.render.check import display_width, wrap
 from servetune.texts import Language
 
@@ -73,7 +79,7 @@ def _latency_rows(doc: Mapping[str, Any], name: str, lang: Language) -> list[str
     return lines
 
 
-def _counts(doc: Mapping[str, Any], lang: Language) -> list[str]:
+def _counts(doc: ResultSummary, lang: Language) -> list[str]:
     rows = [
         ("completed", doc["completed"]),
         ("failed", doc["failed"]),
@@ -93,7 +99,7 @@ def _counts(doc: Mapping[str, Any], lang: Language) -> list[str]:
     return [_row(_t(f"row.{key}", lang), value, lang) for key, value in rows]
 
 
-def bench_text(doc: Mapping[str, Any], path: str | None, language: Language = "en") -> str:
+def bench_text(doc: ResultSummary, path: str | None, language: Language = "en") -> str:
     """The final table, laid out like `vllm bench serve`'s, then servetune's own checks."""
     block = doc["servetune"]
     lines = [_centre(_t("title", language), "=")]
@@ -109,7 +115,7 @@ def bench_text(doc: Mapping[str, Any], path: str | None, language: Language = "e
     return "\n".join(lines) + "\n"
 
 
-def _notes(block: Mapping[str, Any], lang: Language) -> list[str]:
+def _notes(block: ServetuneBlock, lang: Language) -> list[str]:
     notes: list[str] = []
     if block.get("errors_by_kind"):
         kinds = ", ".join(f"{k} {v}" for k, v in sorted(block["errors_by_kind"].items()))
@@ -122,15 +128,30 @@ def _notes(block: Mapping[str, Any], lang: Language) -> list[str]:
         limit_ms = f"{client['lag_limit_s'] * 1000:g}"
         notes += wrap(_t("note.saturated", lang, limit_ms=limit_ms), "")
     goodput = block.get("goodput")
-    if goodput and goodput.get("good_share") is not None:
-        notes.append(_t("note.good_share", lang, percent=f"{goodput['good_share'] * 100:.1f}"))
+    share = goodput["good_share"] if goodput else None
+    if share is not None:
+        notes.append(_t("note.good_share", lang, percent=f"{share * 100:.1f}"))
     summary = block["server_metrics"].get("summary")
     if summary:
         notes.append(_server_note(summary, lang))
+    prefix = block.get("prefix_cache")
+    if prefix:
+        notes += _prefix_cache_notes(prefix, lang)
     return notes
 
 
-def _server_note(summary: Mapping[str, Any], lang: Language) -> str:
+def _prefix_cache_notes(prefix: PrefixCacheDoc, lang: Language) -> list[str]:
+    rate = prefix["hit_rate"]
+    shown = _t("na", lang) if rate is None else f"{rate:.1%}"
+    how = _t(f"note.isolation.{prefix['isolation']}", lang, seed=prefix["prompt_seed"])
+    notes = [_t("note.prefix_cache", lang, rate=shown, how=how)]
+    if prefix["unexpected_hits"]:
+        expected = f"{prefix['expected_hit_rate'] or 0.0:.1%}"
+        notes += wrap(_t("note.prefix_cache_warning", lang, rate=shown, expected=expected), "")
+    return notes
+
+
+def _server_note(summary: MetricsSummaryDoc, lang: Language) -> str:
     def num(value: float | None) -> str:
         return _t("na", lang) if value is None else f"{value:g}"
 

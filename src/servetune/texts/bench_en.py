@@ -41,5 +41,16 @@ TEXTS: dict[str, str] = {
         "Server: peak running {running}, peak waiting {waiting}, peak KV cache {kv_cache}, "
         "preemptions {preemptions}"
     ),
+    "note.prefix_cache": "Prefix cache hit rate: {rate} ({how})",
+    "note.isolation.reset": "the server's cache was emptied before the run",
+    "note.isolation.fresh-prompts": "fresh prompt texts, --prompt-seed {seed}",
+    "note.isolation.none": "earlier runs with these prompts may have filled the cache",
+    "note.prefix_cache_warning": (
+        "WARNING: the server found {rate} of the prompt tokens in its prefix cache, where this "
+        "random workload's shared prefix explains at most {expected}. Those requests skipped "
+        "part of their prefill: TTFT and throughput look better than they would on new "
+        "prompts. Do not repeat a --prompt-seed against the same server, or start vLLM with "
+        "VLLM_SERVER_DEV_MODE=1 so that bench can empty the cache first."
+    ),
     "note.written": "Result written to {path}",
 }

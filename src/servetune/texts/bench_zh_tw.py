@@ -42,5 +42,15 @@ TEXTS: dict[str, str] = {
         "伺服器：執行中峰值 {running}，排隊峰值 {waiting}，KV cache 使用率峰值 {kv_cache}，"
         "搶佔次數 {preemptions}"
     ),
+    "note.prefix_cache": "前綴快取（prefix cache）命中率：{rate}（{how}）",
+    "note.isolation.reset": "測試前已清空伺服器的快取",
+    "note.isolation.fresh-prompts": "本次使用新的提示詞文字，--prompt-seed {seed}",
+    "note.isolation.none": "先前用同樣提示詞跑過的測試可能已把快取填好",
+    "note.prefix_cache_warning": (
+        "警告：伺服器在前綴快取裡找到了 {rate} 的提示詞 token，但這個隨機工作負載共用的前綴"
+        "最多只能解釋 {expected}。這些請求跳過了部分 prefill，TTFT 與吞吐量會比換成全新提示詞"
+        "時好看。不要對同一台伺服器重複使用同一個 --prompt-seed，或以 VLLM_SERVER_DEV_MODE=1 "
+        "啟動 vLLM，讓 bench 能在測試前先清空快取。"
+    ),
     "note.written": "結果已寫入 {path}",
 }
