@@ -17,7 +17,7 @@ from servetune.review.model import ModelFacts
 from servetune.texts import Language
 
 WIDTH = 80
-SCHEMA_VERSION = 1
+CHECK_SCHEMA_VERSION = 1  # `check --format json`; result files: measure.result_schema
 
 _COLOURS = {"error": "31", "warning": "33", "info": "36", "ok": "32", "bold": "1", "dim": "2"}
 
@@ -280,7 +280,7 @@ def report_json(report: Report) -> dict[str, Any]:
     """The `--format json` document (schema_version 1)."""
     s = report.settings
     return {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": CHECK_SCHEMA_VERSION,
         "vllm_version": report.command.version,
         "command": {"model": report.command.model, "args": dict(report.command.args)},
         "model": _model_json(report.model),
