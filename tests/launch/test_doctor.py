@@ -797,3 +797,36 @@ def test_a_wrapper_is_evidence_never_the_root_cause() -> None:
     )
     report = diagnose(f"{died}\n{wrapper}")
     assert report.root_cause == died.split("] ", 1)[1]
+
+
+@pytest.mark.parametrize(
+    ("line", "variant_words"),
+    [
+        (
+            "ValueError: Weight output_size_per_partition = 2736 is not divisible by  "
+            "min_thread_n = 64. Consider reducing tensor_parallel_size or running with "
+            "--quantization gptq.",
+            "`--quantization gptq`",
+        ),
+        (
+            "ValueError: Weight output_partition_size = 1344 is not divisible by weight "
+            "quantization block_n = 128.",
+            "--enable-expert-parallel",
+        ),
+        (
+            "ValueError: The output_size of gate's and up's weight = 192 is not divisible by "
+            "weight quantization block_n = 128.",
+            "--enable-expert-parallel",
+        ),
+        (
+            "ValueError: The input size is not aligned with the quantized weight shape. This can "
+            "be caused by too large tensor parallel size.",
+            "`--quantization awq`",
+        ),
+    ],
+)
+def test_quantized_layer_shapes_that_tp_breaks(line: str, variant_words: str) -> None:
+    diagnosis = diagnose(engine_failure(line)).diagnoses[0]
+    assert diagnosis.id == "quant-tp-shape"
+    assert variant_words in diagnosis.fix
+    assert not MISSING_FACT.search(diagnosis.title + diagnosis.why + diagnosis.fix)

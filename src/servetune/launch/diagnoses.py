@@ -76,6 +76,8 @@ def _shape(facts: Facts) -> Facts:
     size, tile, tp = facts.get("size"), facts.get("tile"), facts.get("tp")
     if size is None or tile is None:
         return {"variant": "aligned"}
+    if facts.get("what", "").startswith("block_"):
+        return {"variant": "block"}  # FP8 block quantization: no other kernel to switch to
     if tp is None:
         return {}
     width = int(size) * int(tp)  # the whole layer: every GPU got `size` of it
@@ -204,8 +206,10 @@ _PATTERNS: tuple[_Pattern, ...] = (
     ),
     _p(
         "quant-tp-shape",
-        r"Weight (?P<dim>input|output)_size_per_partition = f?(?P<size>\d+) is not divisible by"
-        r"\s+(?P<what>\w+) = (?P<tile>\d+)",
+        r"(?:Weight (?P<dim>input|output)_(?:size_per_partition|partition_size)"
+        r"|The (?:input|output)_size of [\w' ]+ weight)"
+        r" = f?(?P<size>\d+) is not divisible by\s+(?:weight "
+        r"quantization\s+)?(?P<what>\w+) = (?P<tile>\d+)",
         r"(?P<what>prob_[mnk]) = (?P<size>\d+) is not divisible by thread_[mnk] = (?P<tile>\d+)",
         r"(?P<what>size_[kn]) must divisible by BLOCK_SIZE_[KN]",
         r"The (?P<dim>input|output) size is not aligned with the quantized weight shape",

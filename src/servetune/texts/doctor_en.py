@@ -303,6 +303,14 @@ TEXTS: dict[str, str] = {
     "quant-tp-shape:sizes.fix": "Use a --tensor-parallel-size that keeps the share a multiple "
     "of {tile}: {valid}; or keep TP {tp} with the other kernel, `--quantization gptq` or "
     "`--quantization awq` instead of the Marlin one (slower, without this constraint).",
+    "quant-tp-shape:block.title": "Each GPU's share of an FP8 block-quantized layer ({size}) "
+    "is not a multiple of the {tile}-wide blocks",
+    "quant-tp-shape:block.why": "The checkpoint is quantized in blocks of {tile} ({what}), and "
+    "tensor parallelism gives every GPU 1/TP of each weight matrix; at this tensor-parallel "
+    "size a share cuts through a block, so vLLM cannot load it.",
+    "quant-tp-shape:block.fix": "Use a smaller --tensor-parallel-size and spend the other GPUs on "
+    "--pipeline-parallel-size or --data-parallel-size; for MoE models try "
+    "--enable-expert-parallel, which splits the experts instead of their weights.",
     "quant-tp-shape:aligned.title": "A quantized layer does not split evenly at this "
     "tensor-parallel size",
     "quant-tp-shape:aligned.why": "Tensor parallelism gives every GPU 1/TP of each weight "

@@ -279,6 +279,13 @@ TEXTS: dict[str, str] = {
     "quant-tp-shape:sizes.fix": "改用能讓每份寬度維持 {tile} 倍數的 --tensor-parallel-size："
     "{valid}；或維持 TP {tp}，改用另一種 kernel：用 `--quantization gptq` 或 "
     "`--quantization awq` 取代 Marlin（比較慢，但沒有這個限制）。",
+    "quant-tp-shape:block.title": "FP8 區塊量化層分給每張 GPU 的寬度（{size}）不是 {tile} "
+    "寬區塊的倍數",
+    "quant-tp-shape:block.why": "這個 checkpoint 以 {tile} 為一個區塊量化（{what}），而張量平行會把"
+    "每個權重矩陣切成 TP 份；在這個張量平行大小下，切口落在區塊中間，vLLM 沒辦法載入。",
+    "quant-tp-shape:block.fix": "把 --tensor-parallel-size 調小，多出來的 GPU 改用 "
+    "--pipeline-parallel-size 或 --data-parallel-size；MoE 模型可以試試 "
+    "--enable-expert-parallel，它切分的是 expert，而不是權重。",
     "quant-tp-shape:aligned.title": "在這個張量平行大小下，量化層沒辦法平均切開",
     "quant-tp-shape:aligned.why": "張量平行會把每個權重矩陣切成 TP 份，而量化 kernel "
     "要求每一份都是完整的區塊（或量化分組）數；在這個大小下不是。",
