@@ -187,6 +187,8 @@ _PATTERNS: tuple[_Pattern, ...] = (
         "tp-exceeds-gpus",
         r"Cannot provide a placement group requiring (?P<world>\d+) GPUs",
         r"Cannot provide a placement group of placement_group_specs=(?P<specs>\[.*?\]) within",
+        r"Waiting for creating a placement group of specs for \d+ seconds\. "
+        r"specs=(?P<specs>\[.*?\])",
         r"The number of required GPUs exceeds the total number of available GPUs in the "
         r"(?:placement group|cluster)",
         variant="ray",
@@ -360,6 +362,7 @@ _CONTEXT = {
 # Quiet (INFO/WARNING) lines that already tell the cause; read like the loud ones.
 _TELLING = re.compile(
     r"Available KV cache memory: -|reserved for KV Cache is -|exceeds available GPUs \(\d+\)"
+    r"|Waiting for creating a placement group"
 )
 # Where a traceback ran when memory ran out: frames (any release) name the phase.
 _OOM_PHASES = (
