@@ -240,6 +240,20 @@ def test_cli_exit_1_when_every_request_fails(
         (["--base-url", "http://x", "--model", "m", "--dataset-name", "jsonl"], "--dataset-path"),
         (["--base-url", "http://x", "--model", "m", "--duration", "5"], "--request-rate"),
         (["--base-url", "http://x", "--model", "m", "--num-prompts", "0"], "positive"),
+        (["--base-url", "http://x", "--model", "m", "--workers", "0"], "positive integer or auto"),
+        (
+            [
+                "--base-url",
+                "http://127.0.0.1:9",
+                "--model",
+                "m",
+                "--workers",
+                "3",
+                "--max-concurrency",
+                "2",
+            ],
+            "below --workers",
+        ),
     ],
 )
 def test_cli_bad_usage_exits_2(

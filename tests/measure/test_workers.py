@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from servetune.cli.main import main
 from servetune.errors import UsageError
 from servetune.measure import workers
 from servetune.measure.bench import BenchConfig, BenchRun, run_bench
@@ -106,3 +109,17 @@ def test_worker_count() -> None:
 def test_more_workers_than_slots_is_a_usage_error(stub: ThreadedStub) -> None:
     with pytest.raises(UsageError, match="below --workers"):
         asyncio.run(run_bench(config(stub, 3, max_concurrency=2)))
+
+
+def test_the_cli_runs_workers_into_one_result_file(stub: ThreadedStub, tmp_path: Path) -> None:
+    out = tmp_path / "two.json"
+    code = main(["bench", "--base-url", stub.base_url, "--model", "stub", "--num-prompts", "10",
+                 "--random-input-len", "8", "--random-output-len", "3", "--request-rate", "50",
+                 "--workers", "2", "--prompt-seed", "4", "--output", str(out), "--format", "json"])  # fmt: skip
+    assert code == 0
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc["completed"] == 10
+    block = doc["servetune"]
+    assert block["workers"] == 2 and block["config"]["workers"] == 2
+    assert block["prefix_cache"]["prompt_seed"] == 4
+    assert [r["index"] for r in block["requests"]] == list(range(10))

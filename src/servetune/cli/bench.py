@@ -88,8 +88,21 @@ def _add_load(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--warmup", type=count, default=0, help="requests left out of the results")
     g.add_argument("--ignore-eos", action="store_true",
                    help="generate the full output length even past end-of-sequence")  # fmt: skip
-    g.add_argument("--seed", type=int, default=0,
-                   help="seed of the prompts and arrival times (default 0; recorded)")  # fmt: skip
+    g.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of prompt lengths and arrival times (default 0; recorded)",
+    )
+    g.add_argument(
+        "--prompt-seed",
+        type=int,
+        help="seed of the random prompts' text (default: --seed where the server's "
+        "prefix cache can be emptied first, else a new one per run; recorded)",
+    )
+    g.add_argument("--workers", type=_workers, default=1, metavar="N|auto",
+                   help="client processes that share the requests (default 1; auto: one per "
+                        "core but one)")  # fmt: skip
     g.add_argument("--request-timeout", type=positive_float, default=600.0,
                    help="seconds before one request counts as failed (default 600)")  # fmt: skip
     g.add_argument("--goodput", nargs="+", metavar="KEY:MS", help="SLOs, e.g. ttft:500 tpot:50")
@@ -104,6 +117,15 @@ def _add_result(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--result-filename",
                    help="name of the result file (default: from label, rate and time)")  # fmt: skip
     g.add_argument("--label", help="a name for this run, recorded and used in the file name")
+
+
+def _workers(text: str) -> int:
+    from servetune.measure.workers import worker_count
+
+    try:
+        return worker_count(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from exc
 
 
 def _checked_gpus(spec: str | None) -> str | None:
@@ -155,6 +177,8 @@ def build_config(ns: argparse.Namespace) -> BenchConfig:
         warmup=ns.warmup,
         ignore_eos=ns.ignore_eos,
         seed=ns.seed,
+        prompt_seed=ns.prompt_seed,
+        workers=ns.workers,
         request_timeout_s=ns.request_timeout,
         goodput_slo_ms=parse_slo(ns.goodput, "--goodput", _SLO_KEYS),
         label=ns.label,
