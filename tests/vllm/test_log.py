@@ -140,8 +140,9 @@ def test_a_recovered_traceback_is_not_fatal_while_following_nor_at_the_end() -> 
     assert diagnose("\n".join(RECOVERED[:6])).status == "starting"
 
 
-def test_an_exception_nothing_follows_fails_a_finished_excerpt_only() -> None:
-    cut = RECOVERED[:5]
+@pytest.mark.parametrize("end", [3, 4, 5])
+def test_an_error_nothing_follows_fails_a_finished_excerpt_only(end: int) -> None:
+    cut = RECOVERED[:end]  # cut at the traceback's header, in its frames, at its exception
     assert watch(cut).fatal is None  # still following: the process decides
     assert diagnose("\n".join(cut)).status == "failed"
 

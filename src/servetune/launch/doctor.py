@@ -77,9 +77,9 @@ class DoctorReport:
 
 
 def _failed(lines: Sequence[LogLine]) -> bool:
-    """A finished text: a fatal line, or an exception the start never got past."""
+    """A finished text: a fatal line, or an error the start never got past."""
     fatal = any(vllm_log.is_fatal(line) for line in lines)
-    return fatal or vllm_log.unrecovered_exception(lines) is not None
+    return fatal or vllm_log.unrecovered_error(lines) is not None
 
 
 def _ready_at(lines: Sequence[LogLine]) -> int | None:

@@ -11,9 +11,9 @@ judge with the predicates here, so they cannot disagree about what a line means.
   joined again.
 - **Markers.** *ready*: the API server announced itself. *fatal*: a line after which the start
   cannot succeed (the engine or a worker failed, argparse refused the command). An *exception*
-  line (`ValueError: ...`) is decisive only in a finished text and only when no startup
-  progress follows it: vLLM prints tracebacks it recovers from, so while a start is being
-  followed an exception alone never stops it (the process exiting does).
+  line (`ValueError: ...`) or a traceback is decisive only in a finished text and only when no
+  startup progress follows it: vLLM prints tracebacks it recovers from, so while a start is
+  being followed a traceback alone never stops it (the process exiting does).
 - **Numbers.** What vLLM reported about memory and capacity, for every release 0.6 to 0.33.
 """
 
@@ -337,11 +337,20 @@ def last_run(lines: Sequence[LogLine]) -> list[LogLine]:
     return list(lines[starts[-1] :]) if starts else list(lines)
 
 
-def unrecovered_exception(lines: Sequence[LogLine]) -> LogLine | None:
-    """The last exception line with no startup progress after it, in a finished text."""
+_FRAME = re.compile(r'^(?:Traceback \(most recent call last\)|\s*File "[^"]+", line \d+)')
+
+
+def is_traceback(line: LogLine) -> bool:
+    """A traceback's header or one of its frames, raw or logged as an error."""
+    return line.level not in _QUIET and _FRAME.match(line.text) is not None
+
+
+def unrecovered_error(lines: Sequence[LogLine]) -> LogLine | None:
+    """In a finished text, the first line of an error no startup progress follows: an exception
+    line, or a traceback cut before its exception (a paste that stops mid-traceback)."""
     found: LogLine | None = None
     for line in lines:
-        if is_exception(line):
+        if is_exception(line) or is_traceback(line):
             found = found or line
         elif found is not None and is_progress(line):
             found = None  # vLLM recovered from it
