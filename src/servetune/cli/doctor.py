@@ -51,7 +51,7 @@ def run(args: DoctorArgs, streams: Streams) -> ExitCode:
     if args.output.format == "json":
         write_json(streams.stdout, report.to_json())
     else:
-        streams.stdout.write(doctor_text(report))
+        streams.stdout.write(doctor_text(report, args.language))
     return ExitCode.FAILED if report.status == "failed" else ExitCode.OK
 
 

@@ -123,7 +123,9 @@ def _failure(server: ManagedServer, out: _Out, why: str, language: Language) -> 
 
     report = diagnose(server.log_text(), language)
     doc = {"status": "failed", "why": why, "log": str(server.log_path), "doctor": report.to_json()}
-    out.emit(f"vLLM did not start: {why}\nlog: {server.log_path}\n" + doctor_text(report), doc)
+    out.emit(
+        f"vLLM did not start: {why}\nlog: {server.log_path}\n" + doctor_text(report, language), doc
+    )
     return ExitCode.FAILED
 
 

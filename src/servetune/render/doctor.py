@@ -1,48 +1,43 @@
-"""The doctor's report as text (its JSON is `DoctorReport.to_json`)."""
+"""The doctor's report as text (its JSON is `DoctorReport.to_json`), in the report's language:
+the labels are the `report.*` texts of the doctor area."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from servetune import texts
 from servetune.render.check import wrap
 
 if TYPE_CHECKING:
     from servetune.launch.doctor import DoctorReport
-
-# The labels of the text report (English; zh-TW to come with the text tables).
-LABELS = {
-    "status": "status: ",
-    "root_cause": "root cause: ",
-    "why": "why: ",
-    "fix": "fix: ",
-    "evidence": "evidence: ",
-    "reported": "reported: ",
-    "version": "vLLM {version}",
-    "kv_cache": "KV cache {tokens:,} tokens",
-    "concurrency": "max concurrency {concurrency:.2f}x",
-}
+    from servetune.texts import Language
 
 
-def _reported(report: DoctorReport) -> list[str]:
+def _label(key: str, language: Language, **facts: object) -> str:
+    return texts.format("doctor", f"report.{key}", language, **facts)
+
+
+def _reported(report: DoctorReport, language: Language) -> list[str]:
     reported = report.reported
     numbers = []
     if reported.vllm_version:
-        numbers.append(LABELS["version"].format(version=reported.vllm_version))
+        numbers.append(_label("version", language, version=reported.vllm_version))
     if reported.kv_cache_tokens is not None:
-        numbers.append(LABELS["kv_cache"].format(tokens=reported.kv_cache_tokens))
+        numbers.append(_label("kv_cache", language, tokens=reported.kv_cache_tokens))
     if reported.max_concurrency is not None:
-        numbers.append(LABELS["concurrency"].format(concurrency=reported.max_concurrency))
-    return ["", LABELS["reported"] + ", ".join(numbers)] if numbers else []
+        numbers.append(_label("concurrency", language, concurrency=reported.max_concurrency))
+    return ["", _label("reported", language) + ", ".join(numbers)] if numbers else []
 
 
-def doctor_text(report: DoctorReport) -> str:
+def doctor_text(report: DoctorReport, language: Language = "en") -> str:
     """Status, root cause, each diagnosis with why/fix/evidence, then vLLM's own numbers."""
-    lines = [LABELS["status"] + report.status]
+    lines = [_label("status", language) + report.status]
     if report.root_cause:
-        lines += wrap(report.root_cause, "", LABELS["root_cause"])
+        lines += wrap(report.root_cause, "", _label("root_cause", language))
     for d in report.diagnoses:
         lines += ["", *wrap(d.title, "", f"[{d.id}] ")]
-        lines += wrap(d.why, "  ", LABELS["why"]) + wrap(d.fix, "  ", LABELS["fix"])
+        lines += wrap(d.why, "  ", _label("why", language))
+        lines += wrap(d.fix, "  ", _label("fix", language))
         if d.evidence:
-            lines += wrap(d.evidence, "  ", LABELS["evidence"])
-    return "\n".join(lines + _reported(report)) + "\n"
+            lines += wrap(d.evidence, "  ", _label("evidence", language))
+    return "\n".join(lines + _reported(report, language)) + "\n"
