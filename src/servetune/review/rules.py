@@ -123,6 +123,17 @@ def unknown_flag(ctx: Context) -> Iterator[Hit]:
             yield Hit("unknown-flag", issue.flag, facts, "did-you-mean", edits)
         elif issue.kind == "unknown-flag":
             yield Hit("unknown-flag", issue.flag, facts, None, (Edit(issue.flag or "", None),))
+        elif issue.kind == "ambiguous-flag":
+            facts["candidates"] = issue.detail or ""
+            yield Hit("unknown-flag", issue.flag, facts, "ambiguous")
+
+
+@rule("model-required", "error", "--model")
+def model_required(ctx: Context) -> Iterator[Hit]:
+    for issue in ctx.command.issues:
+        if issue.kind == "model-required":
+            facts: dict[str, Fact] = {"given": issue.detail or ""}
+            yield Hit("model-required", "--model", facts, None if issue.detail else "none")
 
 
 @rule("removed-flag", "error", None)
@@ -683,6 +694,13 @@ def model_inferred(ctx: Context) -> Iterator[Hit]:
     facts: dict[str, Fact] = {"model": model.model_id, "taken": model.inferred_from}
     variant = None if model.max_model_len is None else "copy"
     yield Hit("model-inferred", None, facts, variant)
+
+
+@rule("default-model", "info", "--model")
+def default_model(ctx: Context) -> Iterator[Hit]:
+    for issue in ctx.command.issues:
+        if issue.kind == "default-model":
+            yield Hit("default-model", "--model", {"default": issue.detail or ""})
 
 
 @rule("hardware-unknown", "info", None)

@@ -65,6 +65,37 @@ TEXTS: dict[str, str] = {
         "In the command you gave me, `{token}` stands alone without a flag. Which flag "
         "was it meant for?"
     ),
+    "unknown-flag:ambiguous.title": "`{token}` is short for more than one vLLM {version} flag",
+    "unknown-flag:ambiguous.why": (
+        "vLLM accepts the start of a long flag when only one flag begins that way "
+        "(`--gpu-memory-util` means `--gpu-memory-utilization`). `{token}` begins {candidates}, "
+        "so vLLM stops at startup with 'ambiguous option' instead of guessing."
+    ),
+    "unknown-flag:ambiguous.fix": "Write the whole flag you meant, one of: {candidates}.",
+    "unknown-flag:ambiguous.ask_ai": (
+        "vLLM {version} cannot tell which flag `{token}` means ({candidates}). Which one did "
+        "you intend? Please write it out in full."
+    ),
+    "model-required.title": "vLLM {version} wants the model right after `vllm serve`",
+    "model-required.why": (
+        "Before 0.8.3 `vllm serve` took the model only as its first word; `--model {given}` "
+        "alone leaves that word missing and vLLM stops with 'the following arguments are "
+        "required: model_tag'."
+    ),
+    "model-required.fix": "Write `vllm serve {given} ...` (the model first, without `--model`).",
+    "model-required:none.title": "`vllm serve` of vLLM {version} needs a model",
+    "model-required:none.why": (
+        "Before 0.8.3 `vllm serve` has no default model: without one it stops with 'the "
+        "following arguments are required: model_tag'."
+    ),
+    "model-required:none.fix": "Name the model right after `vllm serve`.",
+    "default-model.title": "No model named: vLLM {version} serves its default, {default}",
+    "default-model.why": (
+        "With no model on the command line or in `--config`, vLLM loads its built-in default "
+        "model, and this review is about that model. It is a small test model, rarely what "
+        "a server is meant to run."
+    ),
+    "default-model.fix": "Name the model you mean: `vllm serve ORG/MODEL ...`.",
     "removed-flag.title": (
         "`{token}` was removed from vLLM (last in {last_seen}, gone by {gone_in})"
     ),

@@ -64,6 +64,35 @@ TEXTS: dict[str, str] = {
     "unknown-flag:stray.ask_ai": (
         "你給我的指令裡，`{token}` 單獨出現，前面沒有參數。它原本是要給哪個參數的？"
     ),
+    "unknown-flag:ambiguous.title": "`{token}` 同時是好幾個 vLLM {version} 參數的開頭",
+    "unknown-flag:ambiguous.why": (
+        "只要只有一個長參數以這段文字開頭，vLLM 就接受縮寫（`--gpu-memory-util` 就是 "
+        "`--gpu-memory-utilization`）。但 `{token}` 可以是 {candidates} 的開頭，vLLM 不會幫你猜，"
+        "啟動時就以「ambiguous option」停下來。"
+    ),
+    "unknown-flag:ambiguous.fix": "把你要的參數完整寫出來，從這幾個挑一個：{candidates}。",
+    "unknown-flag:ambiguous.ask_ai": (
+        "vLLM {version} 分不出 `{token}` 指的是哪一個參數（{candidates}）。你原本要的是哪一個？"
+        "請把它完整寫出來。"
+    ),
+    "model-required.title": "vLLM {version} 要求模型緊接在 `vllm serve` 後面",
+    "model-required.why": (
+        "0.8.3 以前，`vllm serve` 只接受寫在第一個位置的模型；只寫 `--model {given}` 等於"
+        "沒給，vLLM 會以「the following arguments are required: model_tag」停下來。"
+    ),
+    "model-required.fix": "改寫成 `vllm serve {given} ...`（模型放第一個，不用 `--model`）。",
+    "model-required:none.title": "vLLM {version} 的 `vllm serve` 一定要指定模型",
+    "model-required:none.why": (
+        "0.8.3 以前的 `vllm serve` 沒有預設模型，沒給模型就會以「the following arguments "
+        "are required: model_tag」停下來。"
+    ),
+    "model-required:none.fix": "在 `vllm serve` 後面寫上模型名稱。",
+    "default-model.title": "沒有指定模型：vLLM {version} 會跑它的預設模型 {default}",
+    "default-model.why": (
+        "指令和 `--config` 裡都沒有模型時，vLLM 會載入內建的預設模型，這份檢查也就是針對"
+        "那個模型。它是測試用的小模型，通常不是你真正想上線的那一個。"
+    ),
+    "default-model.fix": "寫上你要的模型：`vllm serve 組織/模型 ...`。",
     "removed-flag.title": (
         "`{token}` 已從 vLLM 移除（最後出現在 {last_seen}，{gone_in} 起就沒有了）"
     ),

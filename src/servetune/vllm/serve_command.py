@@ -640,6 +640,7 @@ def _check_model(builder: _Builder, located: _Located) -> None:
     optional = vllm_flags.version_at_least(builder.version, vllm_flags.MODEL_TAG_OPTIONAL_SINCE)
     if serve_word and not optional and not builder.model_positional:
         builder.issues.append(ParseIssue("model-required", "vllm serve", "--model", builder.model))
+        return
     if builder.model is None:
         builder.model, builder.model_default = vllm_flags.default_model(builder.version), True
         builder.issues.append(ParseIssue("default-model", "vllm serve", "--model", builder.model))
