@@ -28,7 +28,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "measure": frozenset({"vllm", "texts"}),
     "judge": frozenset({"vllm", "review", "launch", "measure", "texts"}),
     "quality": frozenset({"vllm", "measure", "texts"}),
-    "plan": frozenset({"vllm", "review", "measure", "texts"}),
+    "plan": frozenset({"vllm", "review", "measure", "judge", "texts"}),  # judge: reads results
     "tune": frozenset({"vllm", "review", "launch", "measure", "judge", "plan", "texts"}),
     "texts": frozenset(),
     "render": FLOWS | {"texts"},
