@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,9 @@ def document(result: TuneResult, output: Path) -> dict[str, Any]:
                 "limit": t.limit,
                 "root_cause": t.root_cause,
                 "runs": t.runs,
+                "placement": asdict(t.placement) if t.placement else None,
+                "started_at": t.started_at,
+                "ended_at": t.ended_at,
             }
             for t in result.trials
         ],

@@ -26,7 +26,7 @@ from servetune.measure.workload import WorkloadSpec
 from servetune.tune import capacity as cap
 from servetune.tune.limit import Limit, LoadSignals, diagnose, signals
 
-Status = Literal["ok", "failed-start", "slo-unreachable"]
+Status = Literal["ok", "failed-start", "slo-unreachable", "lost"]  # lost: its worker died
 TRIAL_FILE = "trial.json"
 EventSink = Callable[[str], None]
 
@@ -66,6 +66,14 @@ class TrialSpec:
 
 
 @dataclass(frozen=True)
+class Placement:
+    """Where a trial ran: the node's name and the GPUs it was given ("" when none was set)."""
+
+    node: str
+    cuda_visible_devices: str
+
+
+@dataclass(frozen=True)
 class TrialResult:
     index: int
     flags: Mapping[str, str]
@@ -78,6 +86,9 @@ class TrialResult:
     start_s: float = 0.0
     measure_s: float = 0.0
     log: str | None = None
+    placement: Placement | None = None  # set by the executor (tune/executor.py)
+    started_at: float | None = None  # Unix seconds
+    ended_at: float | None = None
 
     @property
     def runs(self) -> int:
@@ -104,6 +115,9 @@ class TrialResult:
             start_s=float(doc.get("start_s", 0.0)),
             measure_s=float(doc.get("measure_s", 0.0)),
             log=doc.get("log"),
+            placement=Placement(**doc["placement"]) if doc.get("placement") else None,
+            started_at=doc.get("started_at"),
+            ended_at=doc.get("ended_at"),
         )
 
 
