@@ -124,3 +124,21 @@ def test_the_checker_sees_what_it_must_reject(tmp_path: Path) -> None:
         "",
     ]
     assert "cli" not in ALLOWED["render"] and "cli" not in ALLOWED["judge"]
+
+
+def test_text_tables_are_read_only_through_the_lookup() -> None:
+    """`servetune.texts.get/format/has/table`, never `servetune.texts.review_en` and the like:
+    the lookup is what keeps a zh-TW table unloaded until a zh-TW text is asked for."""
+    tests = PACKAGE.parents[1] / "tests"
+    found = [
+        f"{path}:{line}: {module}"
+        for path in [*_sources(), *sorted(tests.rglob("*.py"))]
+        if _owner_of_any(path) != "texts"
+        for line, module in _imports(path)
+        if module.startswith("servetune.texts.")
+    ]
+    assert found == []
+
+
+def _owner_of_any(path: Path) -> str:
+    return _owner(path) if path.is_relative_to(PACKAGE) else "tests"
