@@ -92,7 +92,8 @@ def test_tune_json_is_the_contract(tmp_path: Path) -> None:
     assert "--max-num-batched-tokens 512" in best["command"]
     assert best["flags"]["--gpu-memory-utilization"] == "0.92"  # vLLM's default, spelled out
     for trial in doc["trials"]:
-        assert set(trial) == {"flags", "status", "capacity", "limit", "root_cause", "runs"}
+        assert set(trial) == {"flags", "status", "capacity", "limit", "root_cause", "runs",
+                              "placement", "started_at", "ended_at"}  # fmt: skip
         assert trial["status"] in ("ok", "failed-start", "slo-unreachable")
         assert trial["capacity"] is None or set(trial["capacity"]) == CAP_KEYS
         assert all(isinstance(v, str) for v in trial["flags"].values())
