@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import pytest
 
 from servetune.cli.main import main
+from servetune.measure.result_schema import ResultSummary
 from servetune.render.bench import bench_text, live_line
 from servetune.render.check import display_width
 from servetune.texts import Language
@@ -16,7 +17,7 @@ from servetune.texts import Language
 from result_files import Setup, ours, write_runs
 
 
-def _doc() -> dict[str, Any]:
+def _doc() -> ResultSummary:
     setup = Setup(saturated=True, failed=3, server={"peak_running": 12.0, "peak_waiting": 3.0,
                                                     "peak_kv_cache_usage": 0.42, "preemptions": 0.0})  # fmt: skip
     doc = ours(setup, 1)
@@ -26,7 +27,7 @@ def _doc() -> dict[str, Any]:
                 "total_token_throughput": 5568.7, "request_goodput": None})  # fmt: skip
     doc["servetune"]["errors_by_kind"] = {"timeout": 3}
     doc["servetune"]["partial"] = True
-    return doc
+    return cast("ResultSummary", doc)  # the synthetic file has the summary's keys
 
 
 @pytest.mark.parametrize("language", ["en", "zh-TW"])
