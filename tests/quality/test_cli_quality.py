@@ -73,7 +73,7 @@ def test_a_small_sample_is_insufficient_and_exits_1_in_zh_tw(
     ("extra", "message"),
     [
         (["--dataset", "builtin:nope"], "no built-in dataset"),
-        (["--num", "0"], "must be at least 1"),
+        (["--num", "0"], "must be a positive integer"),
         (["--tolerance", "-1"], "percentage points"),
     ],
 )

@@ -8,13 +8,20 @@ listed), 2 bad usage (no load given, unknown model or GPU, unreadable --calibrat
 from __future__ import annotations
 
 import argparse
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
 from servetune.cli.command import Command, ExitCode, Streams
-from servetune.cli.options import ReviewArgs, review, write_json
+from servetune.cli.options import (
+    ReviewArgs,
+    parse_slo,
+    positive_float,
+    positive_int,
+    ratio,
+    review,
+    write_json,
+)
 from servetune.errors import UsageError
 
 if TYPE_CHECKING:
@@ -22,44 +29,6 @@ if TYPE_CHECKING:
     from servetune.plan.simulate import Load
 
 SLO_KEYS = ("ttft", "tpot", "e2el")
-
-
-def _positive_int(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return number
-
-
-def _positive_float(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if not number > 0 or math.isnan(number):
-        raise argparse.ArgumentTypeError("must be positive")
-    return number
-
-
-def parse_slo(items: list[str]) -> dict[str, float]:
-    """`KEY:MS` items (ttft, tpot, e2el) into {key: ms}."""
-    slo: dict[str, float] = {}
-    for item in items:
-        key, sep, value = item.partition(":")
-        try:
-            number = float(value)
-        except ValueError:
-            number = -1.0
-        if not sep or key not in SLO_KEYS or not number > 0 or math.isinf(number):
-            raise UsageError(
-                f"bad --slo {item!r}",
-                "use KEY:MS with KEY one of ttft, tpot, e2el, e.g. --slo ttft:2000 --slo tpot:50",
-            )
-        slo[key] = number
-    return slo
 
 
 @dataclass(frozen=True)
@@ -83,31 +52,31 @@ class PlanArgs:
         g = parser.add_argument_group("the load")
         g.add_argument(
             "--input-len",
-            type=_positive_int,
+            type=positive_int,
             metavar="N",
             help="prompt tokens per request (or --random-input-len)",
         )
         g.add_argument(
             "--output-len",
-            type=_positive_int,
+            type=positive_int,
             metavar="N",
             help="output tokens per request (or --random-output-len)",
         )
         g.add_argument(
             "--random-input-len",
-            type=_positive_int,
+            type=positive_int,
             metavar="N",
             help="the same as --input-len, spelled as in bench",
         )
         g.add_argument(
             "--random-output-len",
-            type=_positive_int,
+            type=positive_int,
             metavar="N",
             help="the same as --output-len, spelled as in bench",
         )
         g.add_argument(
             "--random-range-ratio",
-            type=float,
+            type=ratio,
             default=0.0,
             metavar="R",
             help="lengths vary uniformly by +/- R (default 0), as in bench",
@@ -120,19 +89,19 @@ class PlanArgs:
         )
         g.add_argument(
             "--concurrency",
-            type=_positive_int,
+            type=positive_int,
             metavar="N",
             help="N users at once, closed loop (each sends the next request when the last ends)",
         )
         g.add_argument(
             "--request-rate",
-            type=_positive_float,
+            type=positive_float,
             metavar="R",
             help="open loop: Poisson arrivals at R requests/s",
         )
         g.add_argument(
             "--num-prompts",
-            type=_positive_int,
+            type=positive_int,
             default=1000,
             metavar="N",
             help="requests simulated (default 1000)",
@@ -186,8 +155,6 @@ class PlanArgs:
                 "give exactly one of --concurrency and --request-rate",
                 "--concurrency 50 for 50 users at once; --request-rate 4 for 4 requests/s",
             )
-        if not 0 <= ns.random_range_ratio < 1:
-            raise UsageError("--random-range-ratio must be in [0, 1)")
         return cls(
             review=ReviewArgs.from_namespace(ns),
             input_len=input_len,
@@ -196,7 +163,7 @@ class PlanArgs:
             concurrency=ns.concurrency,
             request_rate=ns.request_rate,
             num_prompts=ns.num_prompts,
-            slo=parse_slo(ns.slo),
+            slo=parse_slo(ns.slo, "--slo", SLO_KEYS),
             slo_percentile=ns.slo_percentile,
             calibrate=tuple(ns.calibrate),
             plot=ns.plot,

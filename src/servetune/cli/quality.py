@@ -16,21 +16,17 @@ from pathlib import Path
 from typing import Self
 
 from servetune.cli.command import Command, ExitCode, Streams
-from servetune.cli.options import OutputArgs, add_language_argument, language_of, write_json
+from servetune.cli.options import (
+    OutputArgs,
+    add_language_argument,
+    language_of,
+    positive_int,
+    write_json,
+)
 from servetune.errors import UsageError
 from servetune.texts import Language
 
 PASSING = ("no-detectable-loss", "better")
-
-
-def _positive_int(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return number
 
 
 def _points(value: str) -> float:
@@ -113,20 +109,20 @@ class QualityArgs:
         )
         q.add_argument(
             "--num",
-            type=_positive_int,
+            type=positive_int,
             metavar="N",
             help="a seeded sample of N questions (default: all)",
         )
         q.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
         q.add_argument(
             "--max-tokens",
-            type=_positive_int,
+            type=positive_int,
             default=512,
             help="longest reply per question (default 512)",
         )
         q.add_argument(
             "--concurrency",
-            type=_positive_int,
+            type=positive_int,
             default=8,
             help="requests in flight per server (default 8)",
         )

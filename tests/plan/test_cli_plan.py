@@ -1,0 +1,103 @@
+"""`servetune plan` on the command line: the JSON contract, the answer, exit codes, the plot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from servetune.cli.main import main
+
+SEED = ["--", "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192"]
+BASE = ["plan", "--vllm-version", "0.33.0", "--gpus", "1xA100-80GB", "--input-len", "1000",
+        "--output-len", "200"]  # fmt: skip
+PREDICTION_KEYS = {
+    "output_throughput", "request_throughput", "mean_ttft_ms", "p99_ttft_ms", "mean_tpot_ms",
+    "p99_tpot_ms", "mean_e2el_ms", "kv_cache_tokens", "max_concurrency_meeting_slo", "qps_per_gpu",
+}  # fmt: skip
+
+
+def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, object]]:
+    code = main([*argv])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_the_seed_question_in_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc = _json(
+        capsys, *BASE, "--concurrency", "50", "--slo", "ttft:2000", "--slo", "tpot:50",
+        "--format", "json", *SEED,
+    )  # fmt: skip
+    assert code == 0
+    assert set(doc) >= {"schema_version", "prediction", "verdict", "bound", "what_if", "batching",
+                        "calibrated", "notes"}  # fmt: skip
+    prediction = doc["prediction"]
+    assert isinstance(prediction, dict) and set(prediction) == PREDICTION_KEYS
+    assert doc["verdict"] in ("meets", "fails", "marginal")
+    assert doc["bound"] in ("kv-cache", "max-num-seqs", "max-num-batched-tokens", "compute",
+                            "memory-bandwidth", "interconnect")  # fmt: skip
+    assert doc["calibrated"] is False
+    changes = {w["change"] for w in doc["what_if"]}  # type: ignore[union-attr, index]
+    assert {"tp x2", "replica x2", "--kv-cache-dtype fp8"} <= changes
+    assert any("awq" in c or "fp8" in c for c in changes)
+    batching = doc["batching"]
+    assert isinstance(batching, dict)
+    assert batching["continuous"]["output_throughput"] > batching["static"]["output_throughput"]
+    tp2 = next(w for w in doc["what_if"] if w["change"] == "tp x2")  # type: ignore[union-attr]
+    assert "--tensor-parallel-size 2" in tp2["command"] and tp2["gpus"].startswith("2x")
+    assert tp2["prediction"]["output_throughput"] > prediction["output_throughput"]
+
+
+def test_without_targets_there_is_no_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc = _json(capsys, *BASE, "--request-rate", "2", "--num-prompts", "200",
+                      "--format", "json", *SEED)  # fmt: skip
+    assert code == 0
+    assert doc["verdict"] is None
+    assert doc["prediction"]["max_concurrency_meeting_slo"] is None  # type: ignore[index]
+    assert doc["prediction"]["request_throughput"] == pytest.approx(2, rel=0.25)  # type: ignore[index]
+
+
+def test_text_answers_the_boss_in_english_and_chinese(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [*BASE, "--concurrency", "50", "--slo", "ttft:2000", "--slo", "tpot:50"]
+    assert main([*argv, "--lang", "en", *SEED]) == 0
+    out = capsys.readouterr().out
+    assert "Will 50 users lag?" in out and "QPS per GPU" in out and "buys the most" in out
+    assert main([*argv, "--lang", "zh-TW", *SEED]) == 0
+    zh = capsys.readouterr().out
+    assert "50 人同時用會卡嗎" in zh and "最划算的改動" in zh
+
+
+def test_a_command_vllm_refuses_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main([*BASE, "--concurrency", "8", "--", "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct",
+                 "--tensor-parallel-size", "3"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "tp-exceeds-gpus" in out or "tp-heads-indivisible" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([*BASE, *SEED], "exactly one of --concurrency"),
+        (["plan", "--gpus", "1xA100-80GB", "--concurrency", "4", *SEED], "request lengths"),
+        ([*BASE, "--concurrency", "4", "--slo", "ttfb:100", *SEED], "bad --slo"),
+        (
+            [*BASE, "--concurrency", "4", "--", "vllm", "serve", "acme/nothing-known"],
+            "plan needs the model",
+        ),
+    ],
+)
+def test_bad_usage_exits_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_plot_writes_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib")
+    plot = tmp_path / "batching.png"
+    assert main([*BASE, "--concurrency", "16", "--plot", str(plot), *SEED]) == 0
+    capsys.readouterr()
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
