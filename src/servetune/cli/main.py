@@ -13,7 +13,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from servetune import __version__
-from servetune.cli import accept, bench, check, compare, doctor, explain, serve
+from servetune.cli import (
+    accept,
+    bench,
+    check,
+    compare,
+    doctor,
+    explain,
+    plan,
+    quality,
+    serve,
+    tune,
+)
 from servetune.cli.command import Command, Parser, Streams
 from servetune.cli.options import default_language
 from servetune.errors import ExitCode, ServetuneError
@@ -29,6 +40,9 @@ COMMANDS: tuple[Command[Any], ...] = (
     bench.COMMAND,
     compare.COMMAND,
     accept.COMMAND,
+    tune.COMMAND,
+    plan.COMMAND,
+    quality.COMMAND,
 )
 
 
