@@ -133,7 +133,10 @@ def model_required(ctx: Context) -> Iterator[Hit]:
     for issue in ctx.command.issues:
         if issue.kind == "model-required":
             facts: dict[str, Fact] = {"given": issue.detail or ""}
-            yield Hit("model-required", "--model", facts, None if issue.detail else "none")
+            variant = {"--model": "flag", "--served-model-name": "served-name"}.get(issue.token)
+            yield Hit(
+                "model-required", "--model", facts, variant or (None if issue.detail else "none")
+            )
 
 
 @rule("removed-flag", "error", None)

@@ -83,6 +83,24 @@ TEXTS: dict[str, str] = {
         "required: model_tag'."
     ),
     "model-required.fix": "Write `vllm serve {given} ...` (the model first, without `--model`).",
+    "model-required:flag.title": "vLLM {version} refuses `--model` after `vllm serve`",
+    "model-required:flag.why": (
+        "From 0.8.3 to 0.11.0 vLLM stops before parsing with 'With `vllm serve`, you should "
+        "provide the model as a positional argument or in a config file instead of via the "
+        "`--model` option.' (0.11.1 and later only warn)."
+    ),
+    "model-required:flag.fix": (
+        "Write `vllm serve {given} ...` (the model first, without `--model`)."
+    ),
+    "model-required:served-name.title": (
+        "vLLM {version} wants the model first when `--served-model-name` is given"
+    ),
+    "model-required:served-name.why": (
+        "From 0.20.0 vLLM refuses `--served-model-name` when no model comes right after "
+        "`vllm serve` (and no `--model` or `--config` names one): '`model` should be provided "
+        "as the first positional argument'."
+    ),
+    "model-required:served-name.fix": "Put the model right after `vllm serve`.",
     "model-required:none.title": "`vllm serve` of vLLM {version} needs a model",
     "model-required:none.why": (
         "Before 0.8.3 `vllm serve` has no default model: without one it stops with 'the "

@@ -81,6 +81,22 @@ TEXTS: dict[str, str] = {
         "沒給，vLLM 會以「the following arguments are required: model_tag」停下來。"
     ),
     "model-required.fix": "改寫成 `vllm serve {given} ...`（模型放第一個，不用 `--model`）。",
+    "model-required:flag.title": "vLLM {version} 不接受在 `vllm serve` 後面用 `--model`",
+    "model-required:flag.why": (
+        "從 0.8.3 到 0.11.0，vLLM 一看到 `--model` 就會在解析參數前停下來，錯誤訊息是「With "
+        "`vllm serve`, you should provide the model as a positional argument...」"
+        "（0.11.1 以後只會警告）。"
+    ),
+    "model-required:flag.fix": "改寫成 `vllm serve {given} ...`（模型放第一個，不用 `--model`）。",
+    "model-required:served-name.title": (
+        "有 `--served-model-name` 時，vLLM {version} 要求模型寫在最前面"
+    ),
+    "model-required:served-name.why": (
+        "從 0.20.0 起，如果 `vllm serve` 後面第一個不是模型（也沒有用 `--model` 或 `--config` "
+        "指定），又給了 `--served-model-name`，vLLM 會拒絕啟動：「`model` should be provided "
+        "as the first positional argument」。"
+    ),
+    "model-required:served-name.fix": "把模型寫在 `vllm serve` 的正後方。",
     "model-required:none.title": "vLLM {version} 的 `vllm serve` 一定要指定模型",
     "model-required:none.why": (
         "0.8.3 以前的 `vllm serve` 沒有預設模型，沒給模型就會以「the following arguments "

@@ -282,8 +282,12 @@ def suggestions(version: str) -> frozenset[str]:
 # What `vllm serve` runs when no model is named (ModelConfig.model / EngineArgs.model in each
 # release's source): facebook/opt-125m up to 0.9.2, Qwen/Qwen3-0.6B from 0.10.0 on.
 _DEFAULT_MODELS = (("0.6.0", "facebook/opt-125m"), ("0.10.0", "Qwen/Qwen3-0.6B"))
-# `vllm serve`'s positional model_tag became optional (nargs="?") in 0.8.3.
+# `vllm serve`'s positional model_tag became optional (nargs="?") in 0.8.3. From then until 0.11.0
+# FlexibleArgumentParser refused a `--model` word after `vllm serve` (ValueError; 0.11.1 warns and
+# moves it first); from 0.20.0 it refuses `--served-model-name` when no model comes first.
 MODEL_TAG_OPTIONAL_SINCE = "0.8.3"
+MODEL_FLAG_ACCEPTED_SINCE = "0.11.1"
+SERVED_NAME_NEEDS_MODEL_SINCE = "0.20.0"
 # FlexibleArgumentParser reads `--json-flag.key value` as `--json-flag '{"key": value}'` from 0.9.0.
 DOTTED_SINCE = "0.9.0"
 # From 0.12.0 `-O3` / `-O 3` mean `--optimization-level 3` (before: `-O` was --compilation-config).
@@ -299,7 +303,14 @@ def default_model(version: str) -> str:
     return chosen
 
 
-def prefix_matches(token: str, version: str) -> tuple[str, ...]:
+def hidden_from_serve(flag: str, version: str) -> bool:
+    """True where the release defines `flag` only when the command line does not say `serve`
+    (vLLM 0.9.0 hid `--model` from `vllm serve`, so there it abbreviates other flags)."""
+    hidden: dict[str, list[str]] = _data.load("vllm_flags.json").get("hidden_from_serve", {})
+    return table_for(version) in hidden.get(flag, [])
+
+
+def prefix_matches(token: str, version: str, *, serve: bool = False) -> tuple[str, ...]:
     """Long options of `version` that `token` abbreviates, as argparse resolves prefixes.
 
     vLLM keeps argparse's default `allow_abbrev`: `--gpu-memory-util` is `--gpu-memory-utilization`
@@ -313,6 +324,8 @@ def prefix_matches(token: str, version: str) -> tuple[str, ...]:
     spellings = {f for f in present if f.startswith("--")} | {"--help"}
     if version_at_least(table_for(version), "0.8.0"):
         spellings |= {"--no-" + f[2:] for f in present if f.startswith("--") and _is_switch(f)}
+    if serve:
+        spellings = {f for f in spellings if not hidden_from_serve(f, version)}
     return tuple(sorted(f for f in spellings if f.startswith(flag)))
 
 

@@ -289,6 +289,9 @@ class _Builder:
     model: str | None = None
     model_positional: bool = False
     model_default: bool = False
+    serve: bool = False  # the command line says `serve` (vLLM 0.9.0 then hides `--model`)
+    model_word: bool = False  # `--model` written as its own word (not `--model=X`)
+    model_first: bool = False  # the model is the first word after `vllm serve`
 
     def set(self, flag: str, value: ArgValue) -> None:
         if flag == "--model":
@@ -427,8 +430,10 @@ def _read_args(builder: _Builder, tokens: Sequence[str], allow_positional: bool)
             builder.issues.append(ParseIssue("dash-typo", token, fixed.split("=")[0], fixed))
             token = fixed
         if not token.startswith("-") or re.match(r"^-\d", token):
-            if allow_positional and builder.model is None and not builder.args:
+            if allow_positional and builder.model is None:
+                # argparse takes the positional model anywhere between the options.
                 builder.model, builder.model_positional = token, True
+                builder.model_first = not builder.args
             else:
                 builder.issues.append(ParseIssue("unknown-flag", token, None, "stray value"))
             continue
@@ -441,13 +446,18 @@ def _read_option(builder: _Builder, tokens: Sequence[str], index: int, token: st
         "="
     )
     inline = inline_text if has_equals else None
+    builder.model_word |= vllm_flags.normalize(name) == "--model" and inline is None
     if "." in name:
         done = _read_dotted(builder, tokens, index, name, inline)
         if done is not None:
             return done
     lookup = vllm_flags.lookup(name, builder.version)
+    if lookup is not None and builder.serve:
+        lookup = (
+            None if vllm_flags.hidden_from_serve(lookup.spec.canonical, builder.version) else lookup
+        )
     if lookup is None:
-        matches = vllm_flags.prefix_matches(name, builder.version)
+        matches = vllm_flags.prefix_matches(name, builder.version, serve=builder.serve)
         if len(matches) > 1:
             return _read_ambiguous(builder, tokens, index, name, inline, matches=matches)
         if matches:
@@ -594,7 +604,7 @@ def parse_tokens(
     """Parse shell words of a server command. `version` picks the flag table (default: newest)."""
     located = _locate(tokens)
     table, source = _pick_version(version, located.image_tag)
-    builder = _Builder(version=table)
+    builder = _Builder(version=table, serve=_says_serve(located))
     allow_positional = located.form != "api-server"
     _read_args(builder, located.args, allow_positional)
     cli_args, cli_order = dict(builder.args), list(builder.order)
@@ -605,7 +615,7 @@ def parse_tokens(
         if isinstance(loaded, str):
             builder.issues.append(ParseIssue("config-unreadable", config_path, "--config", loaded))
         else:
-            config_builder = _Builder(version=table)
+            config_builder = _Builder(version=table, serve=builder.serve)
             _read_args(config_builder, _config_tokens(loaded, table), allow_positional=False)
             model = loaded.get("model")
             if builder.model is None and isinstance(model, str):
@@ -633,17 +643,41 @@ def parse_tokens(
     )
 
 
+def _says_serve(located: _Located) -> bool:
+    return located.form == "vllm-serve" or located.prefix[-2:] == ("vllm", "serve")
+
+
 def _check_model(builder: _Builder, located: _Located) -> None:
-    """`vllm serve` before 0.8.3 needs the model as its first word; with no model at all, vLLM
-    serves its default model, which the review then covers."""
-    serve_word = located.form == "vllm-serve" or located.prefix[-2:] == ("vllm", "serve")
-    optional = vllm_flags.version_at_least(builder.version, vllm_flags.MODEL_TAG_OPTIONAL_SINCE)
-    if serve_word and not optional and not builder.model_positional:
-        builder.issues.append(ParseIssue("model-required", "vllm serve", "--model", builder.model))
-        return
+    """Where `vllm serve` refuses how the model was given (by release); with no model at all,
+    vLLM serves its default model, which the review then covers."""
+    offending = _model_refusal(builder) if _says_serve(located) else None
+    if offending is not None:
+        builder.issues.append(ParseIssue("model-required", offending, "--model", builder.model))
+        if offending == "vllm serve":
+            return
     if builder.model is None:
         builder.model, builder.model_default = vllm_flags.default_model(builder.version), True
         builder.issues.append(ParseIssue("default-model", "vllm serve", "--model", builder.model))
+
+
+def _model_refusal(builder: _Builder) -> str | None:
+    """What `vllm serve` of this release refuses about the model: the word it names, or None."""
+    version = builder.version
+    if not vllm_flags.version_at_least(version, vllm_flags.MODEL_TAG_OPTIONAL_SINCE):
+        return None if builder.model_positional else "vllm serve"
+    if builder.model_word and not vllm_flags.version_at_least(
+        version, vllm_flags.MODEL_FLAG_ACCEPTED_SINCE
+    ):
+        return "--model"
+    by_flag = builder.model is not None and not builder.model_positional
+    named = builder.model_first or by_flag or "--config" in builder.args
+    if (
+        not named
+        and "--served-model-name" in builder.args
+        and vllm_flags.version_at_least(version, vllm_flags.SERVED_NAME_NEEDS_MODEL_SINCE)
+    ):
+        return "--served-model-name"
+    return None
 
 
 def parse_text(
