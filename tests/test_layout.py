@@ -26,7 +26,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "review": frozenset({"vllm", "texts"}),
     "launch": frozenset({"vllm", "review", "texts"}),
     "measure": frozenset({"vllm", "texts"}),
-    "judge": frozenset({"vllm", "review", "launch", "measure", "texts"}),
+    "judge": frozenset({"vllm", "review", "launch", "measure", "quality", "texts"}),
     "quality": frozenset({"vllm", "measure", "texts"}),
     "plan": frozenset({"vllm", "review", "measure", "judge", "texts"}),  # judge: reads results
     "tune": frozenset({"vllm", "review", "launch", "measure", "judge", "plan", "texts"}),

@@ -45,7 +45,7 @@ def test_all_five_pass_and_the_result_is_frozen(tmp_path: Path) -> None:
     assert [c.id for c in result.checks] == ["hardware", "quantization", "started", "data",
                                              "one-knob"]  # fmt: skip
     assert result.accepted and result.count("pass") == 5
-    assert [c.name for c in result.checks] == list(NAMES.values())
+    assert [c.name for c in result.checks] == list(NAMES.values())[:5]  # quality: only if given
     by_id = {c.id: c for c in result.checks}
     assert by_id["hardware"].evidence == (
         "1 GPU(s) (A100-80GB-SXM) from --gpus; TP 1 x PP 1 x DP 1 = 1"
@@ -119,3 +119,41 @@ def test_check_is_a_plain_value() -> None:
         "checks": [{"id": "data", "name": "before/after numbers exist", "status": "unknown",
                     "evidence": ""}],
     }  # fmt: skip
+
+
+def _quality_file(tmp_path: Path, verdict: str) -> Path:
+    path = tmp_path / f"quality-{verdict}.json"
+    doc = {"schema_version": 1, "dataset": "builtin:math", "n": 200, "verdict": verdict,
+           "difference_pct_points": -0.5, "ci_low": -1.4, "ci_high": 0.4}  # fmt: skip
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("verdict", "status"),
+    [
+        ("no-detectable-loss", "pass"),
+        ("better", "pass"),
+        ("worse", "fail"),
+        ("insufficient-data", "unknown"),
+    ],
+)
+def test_a_quality_result_adds_a_sixth_check(tmp_path: Path, verdict: str, status: str) -> None:
+    b, a = _sides(tmp_path, "vllm serve m --max-num-seqs 128", "vllm serve m --max-num-seqs 256")
+    result = accept(
+        _report(), log=READY, before=[b], after=[a], probe=_never,
+        quality=_quality_file(tmp_path, verdict),
+    )  # fmt: skip
+    assert [c.id for c in result.checks][-1] == "quality"
+    check = result.checks[-1]
+    assert check.status == status
+    assert "builtin:math, 200 questions" in check.evidence and "-0.5 points" in check.evidence
+    assert result.accepted is (status == "pass")
+
+
+def test_a_file_that_is_not_a_quality_result_fails_the_sixth_check(tmp_path: Path) -> None:
+    bogus = tmp_path / "bench.json"
+    bogus.write_text('{"completed": 3}', encoding="utf-8")
+    check = accept(_report(), probe=_never, quality=bogus).checks[-1]
+    assert (check.id, check.status) == ("quality", "fail")
+    assert "not a servetune quality result" in check.evidence

@@ -1,6 +1,7 @@
-"""`servetune accept`: the five acceptance checks: hardware, quantization, startup, data, one knob.
+"""`servetune accept`: the five acceptance checks: hardware, quantization, startup, data, one knob
+(and a sixth, answer quality, with `--quality FILE`).
 
-Exit codes: 0 only when all five checks pass, 1 otherwise, 2 bad usage or an unreadable log.
+Exit codes: 0 only when every check passes, 1 otherwise, 2 bad usage or an unreadable log.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ class AcceptArgs:
     log: Path | None
     before: tuple[Path, ...]
     after: tuple[Path, ...]
+    quality: Path | None
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
@@ -44,6 +46,12 @@ class AcceptArgs:
             metavar="PATH",
             help="bench results after the change (files or folders)",
         )
+        parser.add_argument(
+            "--quality",
+            type=Path,
+            metavar="FILE",
+            help="a `servetune quality --output` result: adds a sixth check, answer quality",
+        )
 
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> Self:
@@ -52,6 +60,7 @@ class AcceptArgs:
             log=ns.log,
             before=tuple(ns.before or ()),
             after=tuple(ns.after or ()),
+            quality=ns.quality,
         )
 
 
@@ -60,7 +69,9 @@ def run(args: AcceptArgs, streams: Streams) -> ExitCode:
     from servetune.render.judge import acceptance_text
 
     report = review(args.review, streams.stdin)
-    result = accept(report, log=args.log, before=args.before, after=args.after)
+    result = accept(
+        report, log=args.log, before=args.before, after=args.after, quality=args.quality
+    )
     if args.review.output.format == "json":
         write_json(streams.stdout, result.to_json())
     else:

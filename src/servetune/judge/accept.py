@@ -4,9 +4,11 @@
 2. quantization: `--quantization` matches the checkpoint (no on-the-fly AWQ/GPTQ mix-ups);
 3. started: the server started (its log says ready, or /health answers 200);
 4. data: before/after results exist on both sides;
-5. one-knob: exactly one serving flag changed between them.
+5. one-knob: exactly one serving flag changed between them;
+6. quality (only when a `servetune quality` result is given): no detectable loss of answer
+   quality (or a gain) after the change.
 
-Accepted only when all five pass: "unknown" is not a pass, since nothing was shown.
+Accepted only when every check passes: "unknown" is not a pass, since nothing was shown.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ NAMES = {
     "started": "the server started",
     "data": "before/after numbers exist",
     "one-knob": "only one knob changed",
+    "quality": "answer quality held",
 }
 _QUANT_RULES = ("quant-on-unquantized", "quant-method-mismatch")
 
@@ -48,7 +51,7 @@ class Check:
 
 @dataclass(frozen=True)
 class Acceptance:
-    """The five checks, in the order of the module docstring."""
+    """The checks, in the order of the module docstring (five, or six with a quality result)."""
 
     checks: tuple[Check, ...]
 
@@ -155,6 +158,31 @@ def _data(before: Sequence[Path], after: Sequence[Path]) -> tuple[Check, Check]:
     return _check("data", "pass", found), _one_knob(result)
 
 
+def _quality(path: Path) -> Check:
+    from servetune.quality.evaluate import read_summary
+
+    try:
+        summary = read_summary(path)
+    except UsageError as exc:
+        return _check("quality", "fail", exc.message)
+
+    def points(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:+.1f}"
+
+    evidence = (
+        f"{summary.dataset}, {summary.n} questions: after - before = "
+        f"{points(summary.difference_pct_points)} points (95% interval "
+        f"{points(summary.ci_low)} to {points(summary.ci_high)}), {summary.verdict}"
+    )
+    outcomes: dict[str, CheckStatus] = {
+        "no-detectable-loss": "pass",
+        "better": "pass",
+        "worse": "fail",
+    }
+    status = outcomes.get(summary.verdict, "unknown")
+    return _check("quality", status, evidence)
+
+
 def accept(
     report: Report,
     *,
@@ -162,11 +190,14 @@ def accept(
     before: Sequence[Path] = (),
     after: Sequence[Path] = (),
     probe: Probe | None = None,
+    quality: Path | None = None,
 ) -> Acceptance:
     """Run the five checks on check's `report` of the serve command, the server's `log` (else
-    `probe` asks the command's address for /health) and the `before`/`after` result files.
+    `probe` asks the command's address for /health) and the `before`/`after` result files, and
+    a sixth on a `servetune quality` result when `quality` names one.
 
-    Raises `UsageError` only for a log that cannot be read; unreadable results fail `data`.
+    Raises `UsageError` only for a log that cannot be read; unreadable results fail `data`
+    (or `quality`).
     """
     if probe is None:
         from servetune.launch.launcher import healthy
@@ -178,5 +209,6 @@ def accept(
             _quantization(report),
             _started(report, log, probe),
             *_data(before, after),
+            *([_quality(quality)] if quality is not None else []),
         )
     )

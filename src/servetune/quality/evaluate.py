@@ -7,9 +7,12 @@ the two agree, a verdict, and the questions where they differ.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+from servetune.errors import UsageError
 from servetune.quality import ask, stats
 from servetune.quality.dataset import Question
 from servetune.quality.grading import is_correct
@@ -192,6 +195,51 @@ def _side_json(side: SideSummary) -> dict[str, object]:
         "correct": side.correct,
         "errors": side.errors,
     }
+
+
+@dataclass(frozen=True)
+class QualitySummary:
+    """What a saved quality result says, as `accept --quality` reads it back."""
+
+    dataset: str
+    n: int
+    difference_pct_points: float | None
+    ci_low: float | None
+    ci_high: float | None
+    verdict: stats.Verdict
+
+
+_VERDICTS: dict[str, stats.Verdict] = {
+    "no-detectable-loss": "no-detectable-loss",
+    "worse": "worse",
+    "better": "better",
+    "insufficient-data": "insufficient-data",
+}
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def read_summary(path: Path) -> QualitySummary:
+    """Read a result written by `quality --output FILE` (or its `--format json` output)."""
+    hint = "give the file written by `servetune quality --output FILE`"
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise UsageError(f"cannot read the quality result {path}: {exc}", hint) from exc
+    raw = doc.get("verdict") if isinstance(doc, dict) else None
+    verdict = _VERDICTS.get(raw) if isinstance(raw, str) else None
+    if not isinstance(doc, dict) or verdict is None:
+        raise UsageError(f"{path} is not a servetune quality result (no verdict)", hint)
+    return QualitySummary(
+        dataset=str(doc.get("dataset", "")),
+        n=int(_number(doc.get("n")) or 0),
+        difference_pct_points=_number(doc.get("difference_pct_points")),
+        ci_low=_number(doc.get("ci_low")),
+        ci_high=_number(doc.get("ci_high")),
+        verdict=verdict,
+    )
 
 
 def record_json(result: QualityResult) -> dict[str, object]:

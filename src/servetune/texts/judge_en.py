@@ -39,4 +39,5 @@ TEXTS: dict[str, str] = {
     "check.started": "the server started",
     "check.data": "before/after numbers exist",
     "check.one-knob": "only one knob changed",
+    "check.quality": "answer quality held",
 }

@@ -39,4 +39,5 @@ TEXTS: dict[str, str] = {
     "check.started": "伺服器已成功啟動",
     "check.data": "之前與之後都有測試數據",
     "check.one-knob": "只改了一個參數",
+    "check.quality": "回答品質沒有變差",
 }
