@@ -27,7 +27,9 @@ def test_each_limit_from_its_signature() -> None:
     assert limit_of(load(12, 20, 0.95)) == "kv-cache"  # waiting for blocks, not for budget
     assert limit_of(load(32, 0.5, 0.6)) == "compute"  # a request now and then between steps
     assert limit_of(None) == "compute"
-    assert limit_of(load(12, 20, 0.4), lag=0.02) == "client"  # 20 ms lag vs a 50 ms target
+    assert limit_of(load(32, 0.5, 0.6), lag=0.02) == "client"  # 20 ms lag vs a 50 ms target
+    assert limit_of(load(12, 20, 0.4), lag=0.02) == "max-num-batched-tokens"  # server evidence
+    assert limit_of(None, lag=0.02) == "client"
 
 
 def test_signals_summarize_samples() -> None:

@@ -192,7 +192,7 @@ class Prober:
             server_command=self.server_command,
             gpus=spec.gpus,
             metrics_interval_s=0.25,
-            request_timeout_s=300.0,
+            request_timeout_s=max(60.0, 30 * max(spec.targets.slo_ms.values()) / 1000),
         )
         self.on_event(f"probe: {users} users" + (f" (repeat {repeat})" if repeat else ""))
         run = asyncio.run(run_bench(config))

@@ -1,0 +1,186 @@
+"""`servetune tune`: find the serve flags that carry the most users within latency targets.
+
+Exit codes: 0 a best configuration was found; 1 none met the targets; 2 bad usage;
+130 interrupted (finished trials stay in --output: rerun to resume).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Self, TextIO
+
+from servetune.cli.command import Command, ExitCode, Streams
+from servetune.cli.options import (
+    OutputArgs,
+    add_language_argument,
+    language_of,
+    parse_slo,
+    positive_float,
+    positive_int,
+    ratio,
+    write_json,
+)
+from servetune.errors import UsageError
+from servetune.texts import Language
+
+if TYPE_CHECKING:
+    from servetune.tune.search import TuneConfig
+
+_SLO_KEYS = ("ttft", "tpot", "itl", "e2el")
+
+
+def _add_server(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("the server (as `serve` takes it)")
+    g.add_argument(
+        "--vllm", metavar="PATH", help="the vllm program (default: $SERVETUNE_VLLM, PATH)"
+    )
+    g.add_argument("--gpus", metavar="SPEC", help="N, NAME or NxNAME, e.g. 1xH100 (default: NVML)")
+    g.add_argument("--vllm-version", metavar="X.Y.Z", help="vLLM release to review for")
+    g.add_argument("--ready-timeout", type=positive_float, default=1800.0, metavar="S",
+                   help="a start not ready after S seconds has failed (default 1800)")  # fmt: skip
+    add_language_argument(g)  # type: ignore[arg-type]
+
+
+def _add_workload(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("the workload (as `bench` takes it)")
+    g.add_argument("--dataset-name", default="random", choices=("random", "jsonl", "sharegpt"),
+                   help="where prompts come from (default: random words)")  # fmt: skip
+    g.add_argument("--dataset-path", type=Path, help="the jsonl or ShareGPT file")
+    g.add_argument("--random-input-len", type=positive_int, default=1024, metavar="N",
+                   help="prompt tokens per request (default 1024)")  # fmt: skip
+    g.add_argument("--random-output-len", type=positive_int, default=128, metavar="N",
+                   help="tokens to generate per request (default 128)")  # fmt: skip
+    g.add_argument("--random-range-ratio", type=ratio, default=0.0, metavar="R",
+                   help="lengths vary uniformly by +/- this share (default 0)")  # fmt: skip
+    g.add_argument("--seed", type=int, default=0, help="prompts and arrivals (default 0)")
+    g.add_argument("--endpoint", default="/v1/completions",
+                   choices=("/v1/completions", "/v1/chat/completions"),
+                   help="the API to load (default /v1/completions)")  # fmt: skip
+
+
+def _add_search(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("the search")
+    g.add_argument("--slo", action="append", metavar="KEY:MS", required=True,
+                   help="a latency target, repeatable: ttft, tpot, itl or e2el in ms")  # fmt: skip
+    g.add_argument("--slo-percentile", type=positive_float, default=99.0, metavar="P",
+                   help="the percentile the targets hold for (default 99)")  # fmt: skip
+    g.add_argument("--knob", action="append", metavar="FLAG=V1,V2",
+                   help="values to consider for one serve flag, repeatable (default: "
+                        "max-num-seqs, max-num-batched-tokens, gpu-memory-utilization, and "
+                        "tensor-parallel-size, kv-cache-dtype where they apply)")  # fmt: skip
+    g.add_argument("--max-starts", type=positive_int, default=12, metavar="N",
+                   help="server starts allowed (default 12)")  # fmt: skip
+    g.add_argument("--repeats", type=positive_int, default=2, metavar="N",
+                   help="runs at each configuration's capacity (default 2)")  # fmt: skip
+    g.add_argument("--output", type=Path, required=True, metavar="DIR",
+                   help="where trials, tune.json and report.html go; rerun to resume")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TuneArgs:
+    command: tuple[str, ...]
+    ns: argparse.Namespace
+    language: Language
+    output: OutputArgs
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        _add_server(parser)
+        _add_workload(parser)
+        _add_search(parser)
+        OutputArgs.add_arguments(parser)
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace) -> Self:
+        if not ns.serve_command:
+            hint = "put it after `--`: servetune tune ... -- vllm serve MODEL ..."
+            raise UsageError("no command to tune", hint)
+        return cls(tuple(ns.serve_command), ns, language_of(ns), OutputArgs.from_namespace(ns))
+
+    def config(self) -> TuneConfig:
+        from servetune.launch.launcher import find_vllm
+        from servetune.measure.workload import WorkloadSpec
+        from servetune.review.hardware import parse_gpus
+        from servetune.tune.knobs import parse_knob
+        from servetune.tune.search import TuneConfig
+        from servetune.tune.trial import Targets
+
+        ns = self.ns
+        if ns.gpus is not None:
+            parse_gpus(ns.gpus)  # a bad spec is a usage error now, not a failed trial later
+        if ns.slo_percentile >= 100:
+            raise UsageError("--slo-percentile must be below 100", "for example 99 or 95")
+        if ns.dataset_name != "random" and (
+            ns.dataset_path is None or not ns.dataset_path.is_file()
+        ):
+            raise UsageError(f"--dataset-name {ns.dataset_name} needs an existing --dataset-path")
+        workload = WorkloadSpec(
+            dataset_name=ns.dataset_name, dataset_path=ns.dataset_path,
+            random_input_len=ns.random_input_len, random_output_len=ns.random_output_len,
+            random_range_ratio=ns.random_range_ratio,
+        )  # fmt: skip
+        knobs = dict(parse_knob(k) for k in ns.knob) if ns.knob else None
+        command = self.command
+        if len(command) == 1 and " " in command[0]:
+            command = tuple(command[0].split())
+        return TuneConfig(
+            argv=command, targets=Targets(parse_slo(ns.slo, "--slo", _SLO_KEYS), ns.slo_percentile),
+            output=ns.output, vllm=find_vllm(ns.vllm), workload=workload,
+            endpoint=ns.endpoint, seed=ns.seed, gpus=ns.gpus, vllm_version=ns.vllm_version,
+            language=self.language, ready_timeout_s=ns.ready_timeout, knobs=knobs,
+            max_starts=ns.max_starts, repeats=ns.repeats,
+        )  # fmt: skip
+
+
+class _Progress:
+    """Live lines on stderr: elapsed time, the trial, what it is doing."""
+
+    def __init__(self, stream: TextIO, max_starts: int) -> None:
+        self.stream, self.max_starts = stream, max_starts
+        self.began = time.monotonic()
+        self.trial = ""
+
+    def __call__(self, event: str) -> None:
+        if event.startswith("trial "):
+            number, _, what = event.partition(": ")
+            self.trial = f"{number} (at most {self.max_starts} starts)"
+            event = what
+        elapsed = time.monotonic() - self.began
+        self.stream.write(f"[{elapsed:6.0f} s] {self.trial}: {event}\n")
+        self.stream.flush()
+
+
+def run(args: TuneArgs, streams: Streams) -> ExitCode:
+    from servetune.tune import output, report
+    from servetune.tune.search import tune
+
+    config = args.config()
+    try:
+        result = tune(config, on_event=_Progress(streams.stderr, config.max_starts))
+    except KeyboardInterrupt:
+        streams.stderr.write(f"interrupted: finished trials are kept in {config.output}; "
+                             "rerun the same command to resume\n")  # fmt: skip
+        return ExitCode.INTERRUPTED
+    doc = output.write_document(result, config.output)
+    try:
+        report.write(result, config.output)
+    except report.ReportUnavailable as exc:
+        streams.stderr.write(f"warning: {exc.message}\nhint: {exc.hint}\n")
+    if args.output.format == "json":
+        write_json(streams.stdout, doc)
+    else:
+        streams.stdout.write(output.summary_text(result, config.output))
+    return ExitCode.OK if result.best is not None else ExitCode.FAILED
+
+
+COMMAND = Command(
+    name="tune",
+    help="find the serve flags that carry the most users within latency targets",
+    usage="servetune tune --slo KEY:MS ... --output DIR [options] -- vllm serve MODEL [flags]",
+    options=TuneArgs,
+    run=run,
+    takes_serve_command=True,
+)
