@@ -4,6 +4,7 @@ empty text; and every table module on disk belongs to a registered area."""
 from __future__ import annotations
 
 import importlib
+import re
 import string
 from pathlib import Path
 
@@ -71,3 +72,19 @@ def test_every_table_module_is_a_registered_area() -> None:
             if hasattr(module, "TEXTS"):
                 on_disk.add(path.stem)
     assert on_disk == registered
+
+
+_CHINESE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
+_KEPT_IN_ENGLISH = {"vLLM", "KV", "cache", "GPU"}  # names zh-TW readers use as they are
+
+
+@pytest.mark.parametrize("area", texts.AREAS)
+def test_zh_tw_texts_are_translated(area: texts.Area) -> None:
+    """A zh-TW text with no Chinese in it is an English text left untranslated, unless it is
+    only names that Taiwanese engineers write in English anyway."""
+    left = {}
+    for key, text in texts.table(area, "zh-TW").items():
+        words = set(re.findall(r"[A-Za-z]+", re.sub(r"\{[^}]*\}", "", text)))
+        if not _CHINESE.search(text) and not words <= _KEPT_IN_ENGLISH:
+            left[key] = text
+    assert left == {}
