@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Self, TextIO
 
+from servetune.cli import tune_executor
 from servetune.cli.command import Command, ExitCode, Streams
 from servetune.cli.options import (
     OutputArgs,
@@ -91,6 +92,7 @@ class TuneArgs:
         _add_server(parser)
         _add_workload(parser)
         _add_search(parser)
+        tune_executor.add_arguments(parser)
         OutputArgs.add_arguments(parser)
 
     @classmethod
@@ -155,11 +157,10 @@ class _Progress:
 
 def run(args: TuneArgs, streams: Streams) -> ExitCode:
     from servetune.tune import output, report
-    from servetune.tune.search import tune
 
     config = args.config()
     try:
-        result = tune(config, on_event=_Progress(streams.stderr, config.max_starts))
+        result = tune_executor.run(config, args.ns, _Progress(streams.stderr, config.max_starts))
     except KeyboardInterrupt:
         streams.stderr.write(f"interrupted: finished trials are kept in {config.output}; "
                              "rerun the same command to resume\n")  # fmt: skip

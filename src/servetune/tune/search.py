@@ -18,6 +18,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from servetune.errors import UsageError
 from servetune.judge.compare import compare, load_side
@@ -30,6 +31,9 @@ from servetune.texts import Language
 from servetune.tune import knobs
 from servetune.tune.trial import EventSink, Targets, TrialResult, TrialSpec, run_trial
 from servetune.vllm.serve_command import ArgValue, ServeCommand, parse_tokens
+
+if TYPE_CHECKING:
+    from servetune.tune.parallel import Interference
 
 Runner = Callable[[TrialSpec, EventSink], TrialResult]
 _NOT_CARRIED = ("--host", "--port")  # each trial listens on a free loopback port
@@ -84,6 +88,7 @@ class TuneResult:
     commands: Mapping[int, str]  # trial index -> its `vllm serve` command
     improvement: Improvement
     values: Mapping[str, tuple[str, ...]]  # the knob values considered
+    interference: Interference | None = None  # --interference-check (tune/parallel.py)
 
     @property
     def server_starts(self) -> int:
