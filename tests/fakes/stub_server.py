@@ -715,6 +715,8 @@ class StubServer:
         self._requested_port = port
         self._completion_posts = 0
         self._running = 0
+        self.streams_completed = 0  # streams written to the end (a benchmark counts tokens here)
+        self.tokens_streamed = 0
         self._vocab: dict[int, str] = {}
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[Any]] = set()
@@ -723,6 +725,7 @@ class StubServer:
         self._routes: dict[str, tuple[str, Callable[[_Request], _Response]]] = {
             "/health": ("GET", lambda _: (200, b"", "text/plain; charset=utf-8")),
             "/version": ("GET", lambda _: _json_response({"version": "stub"})),
+            "/stub/stats": ("GET", self._stats),
             "/v1/models": ("GET", self._models),
             "/metrics": ("GET", self._metrics),
             "/tokenize": ("POST", self._tokenize),
@@ -878,7 +881,13 @@ class StubServer:
         try:
             if plan.stream:
                 events = _stream_events(plan, behaviour, request.keep_alive)
-                return await _pump(writer, events, self._pacer, event_writes=behaviour.event_writes)
+                whole = await _pump(
+                    writer, events, self._pacer, event_writes=behaviour.event_writes
+                )
+                if whole:
+                    self.streams_completed += 1
+                    self.tokens_streamed += plan.completion_tokens
+                return whole
             return await self._answer_whole(writer, plan, behaviour, request.keep_alive)
         finally:
             self._running -= 1
@@ -909,6 +918,14 @@ class StubServer:
             "max_model_len": MAX_MODEL_LEN,
         }
         return _json_response({"object": "list", "data": [model]})
+
+    def _stats(self, _: _Request) -> _Response:
+        """What the stub sent, for a benchmark that runs it as a process."""
+        stats = {
+            "streams_completed": self.streams_completed,
+            "tokens_streamed": self.tokens_streamed,
+        }
+        return _json_response(stats)
 
     def _metrics(self, _: _Request) -> _Response:
         text = _metrics_text(self.behaviour.model, self._running)

@@ -289,11 +289,12 @@ def _save(path: Path, default_name: str, write: Callable[[Path], None]) -> None:
 
 def run(args: BenchArgs, streams: Streams) -> ExitCode:
     from servetune.measure import results
+    from servetune.measure.client import run_event_loop
     from servetune.render import bench as render
 
     text = args.output.format == "text"
     live = _LiveLine(streams.stderr, args.language) if streams.stderr.isatty() and text else None
-    outcome = asyncio.run(_run_with_signals(args.config, live))
+    outcome = run_event_loop(_run_with_signals(args.config, live))
     if live is not None:
         live.close()
     summary = results.summarize(outcome)
