@@ -8,7 +8,7 @@ DEMO    := --gpus 2xA100-80GB -- vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-pa
 $(BIN)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,ray]'
 	touch $@
 
 # servetune's main job on a built-in default: review the seed's example command against the
