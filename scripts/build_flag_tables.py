@@ -102,6 +102,7 @@ class Option:
 
     names: list[str]  # option strings as written (long and short)
     kind: str = "value"  # value | bool | store_true | list
+    serve_hidden: bool = False  # left out when the command line says `serve` (0.9.0's --model)
 
 
 @dataclass
@@ -346,6 +347,7 @@ def serve_options(release: Release) -> list[Option]:
     classes = _called_with_add_cli_args(release)
     options: list[Option] = []
     for func in _serve_functions(release):
+        hidden = _hidden_from_serve(func)
         for node in ast.walk(func):
             if not (
                 isinstance(node, ast.Call)
@@ -363,8 +365,22 @@ def serve_options(release: Release) -> list[Option]:
             if any(isinstance(a, ast.JoinedStr) for a in node.args):
                 options.extend(_dynamic_options(release, func, node, classes))
             elif names:
-                options.append(Option(names, _kind_of_call(node, _field_kind(release, func, node))))
+                kind = _kind_of_call(node, _field_kind(release, func, node))
+                options.append(Option(names, kind, serve_hidden=node in hidden))
     return options
+
+
+_NOT_FOR_SERVE = re.compile(r"""['"]serve['"] not in sys\.argv""")
+
+
+def _hidden_from_serve(func: ast.FunctionDef) -> set[ast.AST]:
+    """Calls under `if 'serve' not in sys.argv[1:] ...:` (vLLM 0.9.0 hid --model from serve)."""
+    hidden: set[ast.AST] = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.If) and _NOT_FOR_SERVE.search(ast.unparse(node.test)):
+            for stmt in node.body:
+                hidden.update(ast.walk(stmt))
+    return hidden
 
 
 def flag_table(options: list[Option]) -> list[str]:
@@ -414,6 +430,7 @@ def build_tables(offline: bool) -> dict[str, object]:
     kinds: dict[str, str] = {}
     sources: dict[str, str] = {}
     fallbacks: dict[str, str] = {}
+    hidden: dict[str, list[str]] = {}
     for version in _all_releases(_index(offline=True)):
         if version in sdists:
             options = serve_options(parse_release(read_sources(sdists[version])))
@@ -422,6 +439,8 @@ def build_tables(offline: bool) -> dict[str, object]:
             else:
                 tables[version] = flag_table(options)
                 sources[version] = "sdist"
+                for name in (n for o in options if o.serve_hidden for n in o.names):
+                    hidden.setdefault(name, []).append(version)
                 kinds.update({n: o.kind for o in options for n in o.names if n.startswith("--")})
                 continue
         if version in reference:
@@ -434,7 +453,13 @@ def build_tables(offline: bool) -> dict[str, object]:
         stand_in = _nearest(version, list(tables))
         fallbacks[version] = stand_in
         print(f"{version}: no usable sdist; reviewed with the {stand_in} table")
-    return {"tables": tables, "kinds": kinds, "sources": sources, "fallbacks": fallbacks}
+    return {
+        "tables": tables,
+        "kinds": kinds,
+        "sources": sources,
+        "fallbacks": fallbacks,
+        "hidden_from_serve": hidden,
+    }
 
 
 def _nearest(version: str, known: list[str]) -> str:
@@ -512,6 +537,7 @@ def build(offline: bool = False) -> dict[str, object]:
         "fallbacks": built["fallbacks"],
         "sources": {v: s for v, s in built["sources"].items() if s != "sdist"},  # type: ignore[attr-defined]
         "flags": _spans(tables),
+        "hidden_from_serve": built["hidden_from_serve"],
         "options": options,
         "old_kinds": {f: k for f, k in sorted(kinds.items()) if f not in options},
     }

@@ -112,7 +112,8 @@ class EngineArgs:
     def add_cli_args(parser):
         model_kwargs = get_kwargs(ModelConfig)
         group = parser.add_argument_group("ModelConfig")
-        group.add_argument("--model", **model_kwargs["model"])
+        if 'serve' not in sys.argv[1:]:
+            group.add_argument("--model", **model_kwargs["model"])
         group.add_argument("--enforce-eager", **model_kwargs["enforce_eager"])
         parser.add_argument("--tensor-parallel-size", "-tp", type=int)
         parser.add_argument("--disable-thing", action="store_true")
@@ -171,6 +172,8 @@ def test_script_reads_literal_and_dataclass_generated_flags() -> None:
     assert kinds["--disable-thing"] == "store_true"
     assert kinds["--allowed-origins"] == "list"
     assert kinds["--tensor-parallel-size"] == "value"
+    hidden = {n for o in options if o.serve_hidden for n in o.names}
+    assert hidden == {"--model"}  # vLLM 0.9.0 left --model out of `vllm serve`
 
 
 def test_script_orders_releases_like_the_package_index() -> None:

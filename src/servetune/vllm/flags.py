@@ -286,6 +286,9 @@ _DEFAULT_MODELS = (("0.6.0", "facebook/opt-125m"), ("0.10.0", "Qwen/Qwen3-0.6B")
 # FlexibleArgumentParser refused a `--model` word after `vllm serve` (ValueError; 0.11.1 warns and
 # moves it first); from 0.20.0 it refuses `--served-model-name` when no model comes first.
 MODEL_TAG_OPTIONAL_SINCE = "0.8.3"
+# The vllm/vllm-openai image's entrypoint: `python3 -m vllm.entrypoints.openai.api_server` up to
+# 0.11.0, `vllm serve` from 0.11.1 (docker/Dockerfile of each release).
+IMAGE_RUNS_SERVE_SINCE = "0.11.1"
 MODEL_FLAG_ACCEPTED_SINCE = "0.11.1"
 SERVED_NAME_NEEDS_MODEL_SINCE = "0.20.0"
 # FlexibleArgumentParser reads `--json-flag.key value` as `--json-flag '{"key": value}'` from 0.9.0.
@@ -318,9 +321,12 @@ def prefix_matches(token: str, version: str, *, serve: bool = False) -> tuple[st
     command as ambiguous. An exact option never reaches here.
     """
     flag = normalize(token)
+    present = flags_of(version)
+    if flag.startswith("-") and not flag.startswith("--") and len(flag) > 1:
+        # `-p` abbreviates the short options that start with it (`-pp`)
+        return tuple(sorted(f for f in present if f[1:2] != "-" and f.startswith(flag)))
     if not flag.startswith("--") or len(flag) < 3:
         return ()
-    present = flags_of(version)
     spellings = {f for f in present if f.startswith("--")} | {"--help"}
     if version_at_least(table_for(version), "0.8.0"):
         spellings |= {"--no-" + f[2:] for f in present if f.startswith("--") and _is_switch(f)}

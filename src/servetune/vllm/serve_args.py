@@ -1,0 +1,343 @@
+"""How vLLM's own parser reads a `serve` argument list, release by release.
+
+`read_args` fills a `Builder` from the words after `vllm serve` (or the API server module): known
+flags with their values, switches, unambiguous prefixes of long flags (argparse's default, kept by
+vLLM: `--gpu-memory-util`), `-p` for the one short option it starts, `-qawq`, `-O3`,
+`--json-flag.key value` (0.9+), `--no-x` twins. What vLLM would refuse becomes a `ParseIssue`
+for the review rules, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from servetune.vllm import flags as vllm_flags
+
+ArgValue = str | bool | tuple[str, ...]
+IssueKind = Literal[
+    "dash-typo",
+    "unknown-flag",
+    "removed-flag",
+    "flag-too-new",
+    "bool-flag-value",
+    "missing-value",
+    "invalid-value",
+    "config-unreadable",
+    "ambiguous-flag",
+    "default-model",
+    "model-required",
+]
+
+# Characters that word processors and chat UIs substitute for "-".
+UNICODE_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"
+_FALSE_WORDS = {"false", "no", "0", "off"}
+_TRUE_WORDS = {"true", "yes", "1", "on", *_FALSE_WORDS}
+
+
+@dataclass(frozen=True)
+class ParseIssue:
+    """Something in the command that vLLM would refuse or that servetune could not read."""
+
+    kind: IssueKind
+    token: str  # the text as written
+    flag: str | None = None  # the flag it concerns (canonical spelling when known)
+    detail: str | None = None  # e.g. the corrected spelling, a suggestion, a reason
+    removal: vllm_flags.Removal | None = None
+
+
+_SUFFIX = re.compile(r"^(-?\d+(?:\.\d+)?)([kKmMgGtT]?)$")
+
+
+def parse_int(raw: str) -> int | None:
+    """Read an integer the way vLLM 0.33 does: lower-case suffixes are powers of 1000, upper-case
+    of 1024 (`32k` = 32000, `32K` = 32768). Returns None for text that is not such a number."""
+    match = _SUFFIX.match(raw.strip())
+    if not match:
+        return None
+    number, suffix = match.groups()
+    if not suffix:
+        return int(number) if "." not in number else None
+    power = "kmgt".index(suffix.lower()) + 1
+    base = 1000 if suffix.islower() else 1024
+    return int(float(number) * base**power)
+
+
+@dataclass
+class Builder:
+    """What the argument list says so far, as release `version` reads it."""
+
+    version: str
+    args: dict[str, ArgValue] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)
+    issues: list[ParseIssue] = field(default_factory=list)
+    model: str | None = None
+    model_positional: bool = False
+    model_default: bool = False
+    serve: bool = False  # the command line says `serve` (vLLM 0.9.0 then hides `--model`)
+    model_word: bool = False  # `--model` written as its own word (not `--model=X`)
+    model_first: bool = False  # the model is the first word after `vllm serve`
+
+    def set(self, flag: str, value: ArgValue) -> None:
+        if flag == "--model":
+            self.model = value if isinstance(value, str) else None
+            return
+        self.args[flag] = value
+        if flag in self.order:
+            self.order.remove(flag)
+        self.order.append(flag)
+
+
+def _fix_dash(token: str) -> str | None:
+    """`–quantization` / `—tp` / `−−x` -> the ASCII spelling, or None if no Unicode dash leads."""
+    stripped = token.lstrip(UNICODE_DASHES + "-")
+    lead = token[: len(token) - len(stripped)]
+    if not lead or not any(ch in UNICODE_DASHES for ch in lead):
+        return None
+    # An en/em dash usually replaced "--"; a single-letter-ish name means a short alias ("-tp").
+    return ("-" if len(stripped.split("=")[0]) <= 3 else "--") + stripped
+
+
+def _looks_like_value(token: str) -> bool:
+    if not token.startswith("-"):
+        return True
+    return re.match(r"^-\d", token) is not None
+
+
+def _check_value(builder: Builder, spec: vllm_flags.FlagSpec, value: str, token: str) -> None:
+    type_name = spec.type_name or ""
+    bad = False
+    if "human_readable_int" in type_name:
+        bad = parse_int(value) is None and not (type_name.endswith("or_auto") and value == "auto")
+    elif type_name.endswith("int]") or type_name == "int":
+        bad = re.match(r"^-?\d+$", value) is None
+    elif type_name.endswith("float]") or type_name == "float":
+        bad = re.match(r"^-?(\d+\.?\d*|\.\d+)([eE]-?\d+)?$", value) is None
+    if spec.choices and value not in spec.choices:
+        bad = True
+    if bad:
+        builder.issues.append(
+            ParseIssue("invalid-value", f"{token} {value}", spec.canonical, value)
+        )
+
+
+def _take_value(
+    builder: Builder, tokens: Sequence[str], index: int, token: str
+) -> tuple[str | None, int]:
+    if index < len(tokens) and _looks_like_value(tokens[index]):
+        return tokens[index], index + 1
+    builder.issues.append(ParseIssue("missing-value", token))
+    return None, index
+
+
+def _read_known(
+    builder: Builder,
+    *,
+    lookup: vllm_flags.Lookup,
+    tokens: Sequence[str],
+    index: int,
+    token: str,
+    inline: str | None,
+) -> int:
+    spec = lookup.spec
+    if spec.kind in ("bool", "store_true"):
+        if inline is not None or (
+            index < len(tokens) and tokens[index].lower() in _TRUE_WORDS and spec.kind == "bool"
+        ):
+            written = inline if inline is not None else tokens[index]
+            if vllm_flags.version_at_least(builder.version, "0.8.0"):
+                # 0.6's StoreBoolean took `=False`; BooleanOptionalAction (0.8+) refuses values.
+                issue = ParseIssue("bool-flag-value", f"{token} {written}", spec.canonical)
+                builder.issues.append(issue)
+            index += 0 if inline is not None else 1
+            # Review what the writer meant (`=False` means off); the rule reports the spelling.
+            meant_off = written.lower() in _FALSE_WORDS
+            builder.set(spec.canonical, lookup.negated == meant_off)
+            return index
+        builder.set(spec.canonical, not lookup.negated)
+        return index
+    if inline is not None:
+        value: str | None = inline
+    else:
+        value, index = _take_value(builder, tokens, index, token)
+    if value is None:
+        return index
+    if spec.kind == "list":
+        values = [value]
+        while index < len(tokens) and _looks_like_value(tokens[index]):
+            values.append(tokens[index])
+            index += 1
+        builder.set(spec.canonical, tuple(values))
+        return index
+    _check_value(builder, spec, value, token)
+    builder.set(spec.canonical, value)
+    return index
+
+
+def _read_unknown(
+    builder: Builder, tokens: Sequence[str], index: int, token: str, inline: str | None
+) -> int:
+    flag = vllm_flags.normalize(token)
+    removal = vllm_flags.removal(flag, builder.version)
+    if removal is None:
+        guess = _suggest_flag(flag, builder.version)
+        builder.issues.append(ParseIssue("unknown-flag", token, flag, guess))
+    elif removal.first_seen is not None:
+        builder.issues.append(ParseIssue("flag-too-new", token, flag, removal=removal))
+    else:
+        builder.issues.append(ParseIssue("removed-flag", token, flag, removal=removal))
+    spec = vllm_flags.spec_any_version(flag)
+    if inline is not None:
+        builder.set(flag, inline)
+    elif spec.kind in ("bool", "store_true") or flag.startswith("--no-"):
+        builder.set(flag, True)
+    elif index < len(tokens) and _looks_like_value(tokens[index]):
+        builder.set(flag, tokens[index])
+        index += 1
+    else:
+        builder.set(flag, True)
+    return index
+
+
+def _suggest_flag(flag: str, version: str) -> str | None:
+    from servetune._did_you_mean import suggest
+
+    return suggest(flag, vllm_flags.suggestions(version), cutoff=0.7)
+
+
+def read_args(builder: Builder, tokens: Sequence[str], allow_positional: bool) -> None:
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        index += 1
+        fixed = _fix_dash(token)
+        if fixed is not None:
+            builder.issues.append(ParseIssue("dash-typo", token, fixed.split("=")[0], fixed))
+            token = fixed
+        if not token.startswith("-") or re.match(r"^-\d", token):
+            if allow_positional and builder.model is None:
+                # argparse takes the positional model anywhere between the options.
+                builder.model, builder.model_positional = token, True
+                builder.model_first = not builder.args
+            else:
+                builder.issues.append(ParseIssue("unknown-flag", token, None, "stray value"))
+            continue
+        index = _read_option(builder, tokens, index, token)
+
+
+def _read_option(builder: Builder, tokens: Sequence[str], index: int, token: str) -> int:
+    """Read one option (and its value) the way vLLM's parser of `builder.version` would."""
+    name, has_equals, inline_text = _spell_short_o(token, tokens, index, builder.version).partition(
+        "="
+    )
+    inline = inline_text if has_equals else None
+    builder.model_word |= vllm_flags.normalize(name) == "--model" and inline is None
+    if "." in name:
+        done = _read_dotted(builder, tokens, index, name, inline)
+        if done is not None:
+            return done
+    lookup = vllm_flags.lookup(name, builder.version)
+    if lookup is not None and builder.serve:
+        lookup = (
+            None if vllm_flags.hidden_from_serve(lookup.spec.canonical, builder.version) else lookup
+        )
+    if lookup is None:
+        matches = vllm_flags.prefix_matches(name, builder.version, serve=builder.serve)
+        if len(matches) > 1:
+            return _read_ambiguous(builder, tokens, index, name, inline, matches=matches)
+        if matches:
+            lookup = vllm_flags.lookup(matches[0], builder.version)
+    if lookup is None and name[1:2] not in ("-", "") and len(name) > 2 and inline is None:
+        # `-qawq`: a one-letter option with its value attached
+        lookup = vllm_flags.lookup(name[:2], builder.version)
+        name, inline = (name[:2], name[2:]) if lookup else (name, inline)
+    if lookup is None:
+        return _read_unknown(builder, tokens, index, name, inline)
+    return _read_known(
+        builder, lookup=lookup, tokens=tokens, index=index, token=name, inline=inline
+    )
+
+
+def _spell_short_o(token: str, tokens: Sequence[str], index: int, version: str) -> str:
+    """`-O3`, `-O=3`, `-O 3` as the release reads them: `-O 3` before 0.12, then
+    `--optimization-level 3` (`-O.key=v` stays a dotted `-O`)."""
+    if not token.startswith("-O") or token[2:3] == ".":
+        return token
+    level = token[2:].removeprefix("=")
+    new = vllm_flags.version_at_least(version, vllm_flags.OPTIMIZATION_LEVEL_SINCE)
+    name = "--optimization-level" if new else "-O"
+    if level:
+        return f"{name}={level}"
+    following = tokens[index] if index < len(tokens) else ""
+    return name if not new or following in ("0", "1", "2", "3") else token
+
+
+def _read_dotted(
+    builder: Builder, tokens: Sequence[str], index: int, name: str, inline: str | None
+) -> int | None:
+    """`--compilation-config.mode 3`: one key of a JSON option (vLLM 0.9+); None if not that."""
+    base, _, path = name.partition(".")
+    if not path or not vllm_flags.version_at_least(builder.version, vllm_flags.DOTTED_SINCE):
+        return None
+    lookup = vllm_flags.lookup(base, builder.version)
+    matches = vllm_flags.prefix_matches(base, builder.version)
+    if lookup is None and len(matches) == 1:
+        lookup = vllm_flags.lookup(matches[0], builder.version)
+    if lookup is None or lookup.spec.kind != "value":
+        return None
+    value: str | None = inline
+    if value is None:
+        value, index = _take_value(builder, tokens, index, name)
+    if value is not None:
+        current = builder.args.get(lookup.spec.canonical)
+        builder.set(lookup.spec.canonical, _merge_json(current, path.split("."), value))
+    return index
+
+
+def _merge_json(current: ArgValue | None, keys: list[str], value: str) -> str:
+    """Add `keys = value` to the JSON object `current` holds (a fresh one if none)."""
+    merged = _json_object(current)
+    try:
+        parsed: object = json.loads(value)
+    except ValueError:
+        parsed = value
+    node = merged
+    for key in keys[:-1]:
+        child = node.get(key)
+        if not isinstance(child, dict):
+            child = node[key] = {}
+        node = child
+    node[keys[-1]] = parsed
+    return json.dumps(merged)
+
+
+def _json_object(text: ArgValue | None) -> dict[str, object]:
+    if not isinstance(text, str):
+        return {}
+    try:
+        loaded = json.loads(text)
+    except ValueError:
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _read_ambiguous(
+    builder: Builder,
+    tokens: Sequence[str],
+    index: int,
+    name: str,
+    inline: str | None,
+    *,
+    matches: tuple[str, ...],
+) -> int:
+    """A prefix of several flags: vLLM refuses it; skip its value so the rest still reads."""
+    builder.issues.append(ParseIssue("ambiguous-flag", name, name, ", ".join(matches)))
+    takes_value = any(
+        vllm_flags.spec_any_version(m).kind not in ("bool", "store_true") for m in matches
+    )
+    if inline is None and takes_value and index < len(tokens) and _looks_like_value(tokens[index]):
+        index += 1
+    return index

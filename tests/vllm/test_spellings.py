@@ -1,0 +1,135 @@
+"""Spellings vLLM's parser accepts beyond the flag tables, and how the model is given, by release.
+
+The facts come from each release's source (FlexibleArgumentParser, the serve subcommand, the
+image's entrypoint); tests/vllm/test_parser_against_vllm.py checks the prefix cases against the
+real 0.32 parser.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from servetune.vllm.serve_command import parse_text
+
+
+def kinds(text: str, version: str) -> list[str]:
+    return [i.kind for i in parse_text(text, version=version).issues]
+
+
+@pytest.mark.parametrize(
+    ("written", "flag", "value"),
+    [
+        ("--gpu-memory-util 0.5", "--gpu-memory-utilization", "0.5"),
+        ("--max-num-seq 8", "--max-num-seqs", "8"),
+        ("--max_model 4096", "--max-model-len", "4096"),
+        ("--tensor-parallel=2", "--tensor-parallel-size", "2"),
+        ("--enable-prefix", "--enable-prefix-caching", True),
+        ("--no-enable-prefix", "--enable-prefix-caching", False),
+        ("-qawq", "--quantization", "awq"),
+        ("-t 2", "--tensor-parallel-size", "2"),
+    ],
+)
+def test_unambiguous_abbreviations_are_the_full_flag(
+    written: str, flag: str, value: str | bool
+) -> None:
+    cmd = parse_text(f"vllm serve m {written}", version="0.33.0")
+    assert cmd.issues == ()
+    assert cmd.args == {flag: value}
+
+
+def test_an_ambiguous_abbreviation_is_an_error_with_its_candidates() -> None:
+    cmd = parse_text("vllm serve m --max-num 8 --port 8001", version="0.33.0")
+    (issue,) = cmd.issues
+    assert issue.kind == "ambiguous-flag"
+    assert issue.detail is not None
+    assert "--max-num-seqs" in issue.detail.split(", ")
+    assert "--max-num-batched-tokens" in issue.detail.split(", ")
+    assert cmd.args == {"--port": "8001"}  # its value is skipped, the rest still read
+
+
+def test_candidates_depend_on_the_release() -> None:
+    old = parse_text("vllm serve m --max-num 8", version="0.6.6").issues[0].detail
+    new = parse_text("vllm serve m --max-num 8", version="0.33.0").issues[0].detail
+    assert old == "--max-num-batched-tokens, --max-num-seqs"
+    assert new is not None and len(new.split(", ")) > 2
+
+
+def test_short_prefix_of_one_short_option() -> None:
+    cmd = parse_text("vllm serve /models/x --served-model qwen -p 2", version="0.6.5")
+    assert cmd.issues == ()
+    assert cmd.args["--pipeline-parallel-size"] == "2"
+
+
+def test_o3_is_compilation_config_before_0_12_and_optimization_level_after() -> None:
+    assert parse_text("vllm serve m -O3", version="0.11.0").args == {"-O": "3"}
+    assert parse_text("vllm serve m -O3", version="0.12.0").args == {"--optimization-level": "3"}
+    assert parse_text("vllm serve m -O 2", version="0.33.0").args == {"--optimization-level": "2"}
+    assert kinds("vllm serve m -O3", "0.6.4") == ["flag-too-new"]  # -O arrived in 0.6.5
+
+
+def test_dotted_keys_build_the_json_option_from_0_9() -> None:
+    text = "vllm serve m --compilation-config.mode 3 --compilation_config.cudagraph_capture_sizes=[1,2]"
+    cmd = parse_text(text, version="0.33.0")
+    assert cmd.issues == ()
+    assert cmd.text("--compilation-config") == '{"mode": 3, "cudagraph_capture_sizes": [1, 2]}'
+    assert "unknown-flag" in kinds("vllm serve m --compilation-config.level 3", "0.8.5")
+
+
+def test_python_path_to_api_server_script() -> None:
+    cmd = parse_text(
+        "$ python3 vllm/entrypoints/openai/api_server.py --model Qwen/Qwen2.5-7B-Instruct",
+        version="0.6.6",
+    )
+    assert (cmd.form, cmd.model, cmd.issues) == ("api-server", "Qwen/Qwen2.5-7B-Instruct", ())
+
+
+@pytest.mark.parametrize(
+    ("version", "default"),
+    [("0.8.3", "facebook/opt-125m"), ("0.9.2", "facebook/opt-125m"), ("0.10.0", "Qwen/Qwen3-0.6B")],
+)
+def test_no_model_reviews_the_release_default(version: str, default: str) -> None:
+    cmd = parse_text("vllm serve --max-model-len 4096", version=version)
+    assert (cmd.model, cmd.model_default) == (default, True)
+    assert [i.kind for i in cmd.issues] == ["default-model"]
+    api = parse_text("python -m vllm.entrypoints.openai.api_server --port 8000", version=version)
+    assert api.model == default
+
+
+def test_before_0_8_3_vllm_serve_needs_the_model_first() -> None:
+    assert kinds("vllm serve --max-model-len 4096", "0.8.2") == ["model-required"]
+    assert kinds("vllm serve --model m", "0.6.6") == ["model-required"]
+    assert kinds("vllm serve --port 1 m", "0.6.6") == []  # positional, after an option
+    assert kinds("python -m vllm.entrypoints.openai.api_server --model m", "0.6.6") == []
+
+
+def test_model_flag_refused_after_vllm_serve_from_0_8_3_to_0_11_0() -> None:
+    assert kinds("vllm serve --model m", "0.8.5") == ["model-required"]
+    assert kinds("vllm serve --model m", "0.11.1") == []
+    assert kinds("vllm serve --model=m", "0.10.0") == []  # only the bare word was refused
+
+
+def test_0_9_0_hides_model_flag_from_vllm_serve() -> None:
+    cmd = parse_text("vllm serve --model=m", version="0.9.0")
+    (issue,) = [i for i in cmd.issues if i.kind == "ambiguous-flag"]
+    assert issue.detail == "--model-impl, --model-loader-extra-config"
+    assert kinds("python -m vllm.entrypoints.openai.api_server --model m", "0.9.0") == []
+    assert kinds("vllm serve --model=m", "0.9.1") == []
+
+
+def test_served_model_name_needs_the_model_first_from_0_20() -> None:
+    assert kinds("vllm serve --served-model-name q", "0.20.0") == [
+        "model-required",
+        "default-model",
+    ]
+    assert kinds("vllm serve --served-model-name q", "0.19.1") == ["default-model"]
+    assert kinds("vllm serve m --served-model-name q", "0.33.0") == []
+    assert kinds("vllm serve --model m --served-model-name q", "0.33.0") == []
+
+
+def test_docker_image_entrypoint_by_release() -> None:
+    old = "docker run --gpus all vllm/vllm-openai:v0.11.0 Qwen/Qwen3-8B --port 8000"
+    assert kinds(old, "0.11.0") == ["unknown-flag", "default-model"]  # api_server: stray model
+    new = "docker run --gpus all vllm/vllm-openai:v0.12.0 Qwen/Qwen3-8B --port 8000"
+    assert kinds(new, "0.12.0") == []
+    twice = "docker run vllm/vllm-openai:latest vllm serve Qwen/Qwen3-8B"
+    assert kinds(twice, "0.33.0") == ["unknown-flag"]
