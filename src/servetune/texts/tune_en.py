@@ -67,4 +67,16 @@ TEXTS: dict[str, str] = {
     "report.col.time": "start / measure (s)",
     "report.command": "The best command, against yours",
     "report.slo": "target",
+    # --interference-check (tune/parallel.py); diff and threshold are percentages
+    "interference.comparable": (
+        "Interference check: your command beside other trials reached {diff} output throughput "
+        "at capacity against alone (threshold {threshold}); the trials run side by side are "
+        "comparable."
+    ),
+    "interference.not-comparable": (
+        "Interference check: your command beside other trials reached {diff} output throughput "
+        "at capacity against alone (threshold {threshold}): the numbers of trials run side by "
+        "side are not comparable with those run alone; tune ran one trial per node after the "
+        "check."
+    ),
 }

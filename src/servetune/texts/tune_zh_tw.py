@@ -52,4 +52,14 @@ TEXTS: dict[str, str] = {
     "report.col.time": "啟動／量測（秒）",
     "report.command": "最佳指令與你的指令的差異",
     "report.slo": "目標",
+    # --interference-check（tune/parallel.py）；diff 與 threshold 為百分比
+    "interference.comparable": (
+        "干擾檢查：你的指令與其他試驗並行時，在容量上限的輸出吞吐量相對單獨執行為 {diff}"
+        "（門檻 {threshold}）；並行執行的試驗結果可以互相比較。"
+    ),
+    "interference.not-comparable": (
+        "干擾檢查：你的指令與其他試驗並行時，在容量上限的輸出吞吐量相對單獨執行為 {diff}"
+        "（門檻 {threshold}）：並行執行的試驗數字無法與單獨執行的數字比較；檢查之後，tune "
+        "改為每個節點一次只跑一個試驗。"
+    ),
 }

@@ -85,6 +85,7 @@ def document(result: TuneResult, output: Path) -> dict[str, Any]:
         "server_starts": result.server_starts,
         "report": str(output / REPORT_FILE),
         "next_step": next_step(result, language),
+        **({"interference": result.interference.as_json()} if result.interference else {}),
     }
 
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from servetune import texts
+from servetune.texts import Language
 from servetune.tune import knobs
 from servetune.tune.executor import Executor, gpus_needed
 from servetune.tune.search import (
@@ -191,7 +193,7 @@ def search(
                 idle += 1
         if beside:
             checked = interference(baseline, results[-1], config.output / BESIDE_FOLDER)
-            on_event(_interference_line(checked))
+            on_event(interference_note(checked, config.language))
             if not checked.comparable:
                 executor.one_per_node()
     return _result(config, state, baseline, best, values=values, checked=checked)
@@ -210,10 +212,20 @@ def _unused(_spec: TrialSpec, _sink: EventSink) -> TrialResult:
     raise AssertionError("every trial runs through the executor")
 
 
-def _interference_line(checked: Interference) -> str:
+def interference_note(checked: Interference, language: Language) -> str:
+    """The check's verdict in one sentence."""
+    key = "interference.comparable" if checked.comparable else "interference.not-comparable"
     diff = "?" if checked.difference_pct is None else f"{checked.difference_pct:+.1f}%"
-    verdict = "comparable" if checked.comparable else "NOT comparable: one trial per node now"
-    return f"interference check: beside others {diff} output throughput at capacity ({verdict})"
+    return texts.format("tune", key, language, diff=diff, threshold=f"{INTERFERENCE_PCT:g}%")
+
+
+def interference_notes(result: TuneResult) -> list[str]:
+    """The verdict in English and, when another, the report's language (none without a check)."""
+    if result.interference is None:
+        return []
+    language = result.config.language
+    languages: list[Language] = ["en"] if language == "en" else ["en", language]
+    return [interference_note(result.interference, lang) for lang in languages]
 
 
 def _result(

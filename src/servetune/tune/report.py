@@ -19,6 +19,7 @@ from servetune import texts
 from servetune.errors import ServetuneError
 from servetune.texts import Language
 from servetune.tune.output import REPORT_FILE, changes, document, next_step
+from servetune.tune.parallel import interference_notes
 from servetune.tune.search import TuneResult
 from servetune.tune.trial import TrialResult
 
@@ -162,6 +163,7 @@ def render(result: TuneResult, output: Path) -> str:
         f"<p>{html.escape(_t('report.targets', language))}: {html.escape(targets)} ms; "
         f"{doc['server_starts']} starts, {result.start_s:.0f} s starting, "
         f"{result.measure_s:.0f} s measuring</p>",
+        *(f'<p class="interference">{html.escape(n)}</p>' for n in interference_notes(result)),
         _plots(result),
         f"<h2>{html.escape(_t('summary.trials', language))}</h2>",
         _table(result, language),
