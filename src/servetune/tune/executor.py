@@ -36,7 +36,10 @@ _PARALLEL_FLAGS = ("--tensor-parallel-size", "--pipeline-parallel-size", "--data
 
 def gpus_needed(spec: TrialSpec) -> int:
     """GPUs one server of this trial takes: tensor x pipeline x data parallel sizes."""
-    command = parse_tokens(spec.argv)
+    words = list(spec.argv)
+    if len(words) > 1 and words[1] == "serve":
+        words[0] = "vllm"  # the program may have any name (--vllm PATH)
+    command = parse_tokens(words)
     needed = 1
     for flag in _PARALLEL_FLAGS:
         needed *= max(command.integer(flag) or 1, 1)
