@@ -125,3 +125,13 @@ def test_cut_shuffled_and_glued_excerpts_never_raise() -> None:
             report = diagnose(cut, language)
             assert report.status in ("ready", "failed", "starting")
             assert json.dumps(report.to_json(), ensure_ascii=False)
+
+
+def test_the_text_report_names_what_vllm_reported_about_memory() -> None:
+    from servetune.render.doctor import doctor_text
+
+    report = diagnose((REAL / "negative-kv-omni-tp2.log").read_text(encoding="utf-8"))
+    assert "reported: KV cache memory -3.86 GiB" in doctor_text(report)
+    report = diagnose((REAL / "starting-v0-profiling.log").read_text(encoding="utf-8"), "zh-TW")
+    text = doctor_text(report, "zh-TW")
+    assert "KV cache 61,632 個 token" in text and "權重 7.51 GiB" in text

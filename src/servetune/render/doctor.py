@@ -26,6 +26,10 @@ def _reported(report: DoctorReport, language: Language) -> list[str]:
         numbers.append(_label("kv_cache", language, tokens=reported.kv_cache_tokens))
     if reported.max_concurrency is not None:
         numbers.append(_label("concurrency", language, concurrency=reported.max_concurrency))
+    if reported.model_loading_gib is not None:
+        numbers.append(_label("weights", language, gib=reported.model_loading_gib))
+    if reported.available_kv_cache_gib is not None:
+        numbers.append(_label("kv_memory", language, gib=reported.available_kv_cache_gib))
     return ["", _label("reported", language) + ", ".join(numbers)] if numbers else []
 
 

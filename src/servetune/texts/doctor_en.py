@@ -395,4 +395,6 @@ TEXTS: dict[str, str] = {
     "report.version": "vLLM {version}",
     "report.kv_cache": "KV cache {tokens:,} tokens",
     "report.concurrency": "max concurrency {concurrency:.2f}x",
+    "report.weights": "weights {gib:g} GiB",
+    "report.kv_memory": "KV cache memory {gib:g} GiB",
 }

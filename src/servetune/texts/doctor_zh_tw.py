@@ -358,4 +358,6 @@ TEXTS: dict[str, str] = {
     "report.version": "vLLM {version}",
     "report.kv_cache": "KV cache {tokens:,} 個 token",
     "report.concurrency": "最大並行 {concurrency:.2f}x",
+    "report.weights": "權重 {gib:g} GiB",
+    "report.kv_memory": "KV cache 記憶體 {gib:g} GiB",
 }
