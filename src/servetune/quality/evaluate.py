@@ -19,6 +19,7 @@ from servetune.quality.grading import is_correct
 
 SCHEMA_VERSION = 1
 DEFAULT_TOLERANCE_PCT_POINTS = 2.0
+LOW_ACCURACY = 0.10  # both sides at or below: the comparison measures noise
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,14 @@ class QualityResult:
             and g.after_correct is not None
             and g.before_correct != g.after_correct
         )
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """`low-accuracy`: neither side gets more than LOW_ACCURACY right, so agreement and the
+        difference say little about what a change costs (a toy model, or questions too hard)."""
+        sides = (self.before.accuracy, self.after.accuracy)
+        low = all(a is not None and a <= LOW_ACCURACY for a in sides)
+        return ("low-accuracy",) if low else ()
 
     @property
     def failed(self) -> tuple[Graded, ...]:
@@ -185,6 +194,7 @@ def result_json(result: QualityResult) -> dict[str, object]:
             for g in result.failed
         ],
         "interrupted": result.interrupted,
+        "warnings": list(result.warnings),
     }
 
 

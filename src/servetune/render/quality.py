@@ -92,5 +92,7 @@ def quality_text(result: QualityResult, lang: Language = "en") -> str:
         lines += wrap(_t("failed", lang, count=len(result.failed), kinds=listed), "")
     if result.interrupted:
         lines += wrap(_t("interrupted", lang), "")
+    for warning in result.warnings:
+        lines += wrap(_t(f"warning.{warning}", lang), "")
     lines += ["", *_verdict(result, lang), *_differing(result, lang)]
     return "\n".join(lines) + "\n"

@@ -42,4 +42,8 @@ TEXTS: dict[str, str] = {
     ),
     "interrupted": "Interrupted: the numbers cover the questions answered before Ctrl-C.",
     "progress": "asked {done}/{total}",
+    "warning.low-accuracy": (
+        "WARNING: neither server gets more than 10% of the questions right, so the two agreeing "
+        "says little about what the change costs: ask questions the original model can answer."
+    ),
 }

@@ -37,4 +37,8 @@ TEXTS: dict[str, str] = {
     "failed": "有 {count} 題的請求失敗（{kinds}）；這些算作錯誤，不算答錯。",
     "interrupted": "已中斷：數字只涵蓋按下 Ctrl-C 之前已回答的題目。",
     "progress": "已問 {done}/{total}",
+    "warning.low-accuracy": (
+        "警告：兩台伺服器答對的題目都不到 10%，所以兩邊一致也說明不了改動的代價："
+        "請改用原始模型答得出來的題目。"
+    ),
 }
