@@ -111,7 +111,7 @@ class Request:
     prompt_len: int
     max_tokens: int
     arrived_ms: float = 0.0
-    computed: int = 0  # prompt tokens in the KV cache
+    computed: int = 0  # tokens in the KV cache (prompt, then generated ones)
     generated: int = 0
     blocks: int = 0
     token_times_ms: list[float] = field(default_factory=list)
@@ -119,10 +119,11 @@ class Request:
 
     @property
     def prefilling(self) -> bool:
-        return self.computed < self.prompt_len
+        """Still reading its prompt (or, after a preemption, recomputing what it had)."""
+        return self.computed < self.prompt_len + max(0, self.generated - 1)
 
-    def tokens_held(self) -> int:
-        return self.computed + self.generated
+    def to_prefill(self) -> int:
+        return self.prompt_len + max(0, self.generated - 1) - self.computed
 
 
 class Scheduler:
@@ -147,7 +148,7 @@ class Scheduler:
         return 1 - self.free_blocks / self.total_blocks
 
     def _grow(self, request: Request, new_tokens: int) -> bool:
-        need = math.ceil((request.tokens_held() + new_tokens) / BLOCK) - request.blocks
+        need = math.ceil((request.computed + new_tokens) / BLOCK) - request.blocks
         if need <= self.free_blocks:
             self.free_blocks -= max(0, need)
             request.blocks += max(0, need)
@@ -158,9 +159,6 @@ class Scheduler:
         victim = self.running.pop()
         self.free_blocks += victim.blocks
         victim.blocks, victim.computed = 0, 0  # recomputed from the prompt later
-        victim.prompt_len += victim.generated
-        victim.max_tokens -= victim.generated
-        victim.generated = 0
         self.waiting.appendleft(victim)
         self.preemptions += 1
 
@@ -169,7 +167,7 @@ class Scheduler:
         index = 0
         while index < len(self.running) and budget > 0:
             request = self.running[index]
-            want = min(request.prompt_len - request.computed, budget) if request.prefilling else 1
+            want = min(request.to_prefill(), budget) if request.prefilling else 1
             while not self._grow(request, want):
                 if self.running[-1] is request:
                     self._preempt()
@@ -183,7 +181,7 @@ class Scheduler:
     def _admit(self, planned: dict[int, int], budget: int) -> None:
         while self.waiting and budget > 0 and len(self.running) < self.knobs.max_num_seqs:
             request = self.waiting[0]
-            want = min(request.prompt_len, budget)
+            want = min(request.to_prefill(), budget)
             if not self._grow(request, want):
                 break
             self.waiting.popleft()
@@ -216,10 +214,9 @@ class Scheduler:
             tokens = planned.get(id(request), 0)
             if not tokens:
                 continue
+            request.computed += tokens
             if request.prefilling:
-                request.computed += tokens
-                if request.prefilling:
-                    continue  # the step that finishes a prompt also samples its first token
+                continue  # the step that finishes a prompt also samples its next token
             request.generated += 1
             request.token_times_ms.append(self.now_ms)
             if request.on_token is not None:
@@ -281,6 +278,24 @@ def _latencies(done: Sequence[Request], output_len: int) -> dict[str, list[float
     return {"ttft": ttft, "tpot": tpot}
 
 
+def meets(
+    world: World,
+    knobs: Knobs,
+    users: int,
+    slo_ms: Mapping[str, float],
+    *,
+    percentile: float,
+    input_len: int,
+    output_len: int,
+    measured: int = 100,
+) -> bool:
+    """Whether `users` closed-loop users meet every SLO at `percentile`, in virtual time."""
+    lat = closed_loop(
+        world, knobs, users, input_len=input_len, output_len=output_len, measured=measured
+    )
+    return all(bool(lat[k]) and _percentile(lat[k], percentile) <= v for k, v in slo_ms.items())
+
+
 def true_capacity(
     world: World,
     knobs: Knobs,
@@ -289,28 +304,25 @@ def true_capacity(
     percentile: float,
     input_len: int,
     output_len: int,
-    measured: int = 200,
-    most: int = 256,
+    measured: int = 100,
+    most: int = 512,
 ) -> int:
-    """The largest number of closed-loop users whose latencies meet every SLO (0: none)."""
+    """The largest number of closed-loop users whose latencies meet every SLO (0: none), found
+    by doubling then bisecting in virtual time (latency grows with the users)."""
     if kv_tokens(world, knobs) < input_len + output_len:
         return 0
-    best = 0
-    fails = 0
-    for users in range(1, most + 1):
-        lat = closed_loop(
-            world, knobs, users, input_len=input_len, output_len=output_len, measured=measured
-        )
-        ok = all(
-            lat[key] and _percentile(lat[key], percentile) <= limit for key, limit in slo_ms.items()
-        )
-        if ok:
-            best, fails = users, 0
-        else:
-            fails += 1
-            if fails >= 3:
-                break
-    return best
+
+    def ok(users: int) -> bool:
+        return meets(world, knobs, users, slo_ms, percentile=percentile, input_len=input_len,
+                     output_len=output_len, measured=measured)  # fmt: skip
+
+    low, high = 0, 1
+    while high <= most and ok(high):
+        low, high = high, high * 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if ok(middle) else (low, middle)
+    return low
 
 
 # --- vLLM's HTTP surface ---------------------------------------------------------------------

@@ -71,3 +71,23 @@ def test_parse_knob() -> None:
     for bad in ("max-num-seqs", "=1,2", "max-num-seqs="):
         with pytest.raises(UsageError):
             knobs.parse_knob(bad)
+
+
+def test_the_trial_limit_is_the_failing_probes_majority() -> None:
+    from pathlib import Path
+
+    from servetune.measure.workload import WorkloadSpec
+    from servetune.tune.capacity import Probe
+    from servetune.tune.trial import Targets, TrialSpec, _limit
+
+    spec = TrialSpec(0, ("vllm",), {}, "m", WorkloadSpec(), "/v1/completions", 0,
+                     Targets({"ttft": 400.0}), Path(), "vllm", max_num_seqs=32)  # fmt: skip
+
+    def probe(users: int, signals_: LoadSignals | None) -> Probe:
+        return Probe(users, 0, 50, 0, {"ttft": 900.0}, {"ttft": (30, 50)}, None, None, 1.0,
+                     None, False, 0.99, signals_, 0.001)  # fmt: skip
+
+    thin = probe(30, None)  # a probe whose /metrics samples were lost: "compute" alone
+    starved = [probe(u, load(12, 20, 0.4)) for u in (32, 36)]
+    assert _limit(spec, [thin, *starved]) == "max-num-batched-tokens"
+    assert _limit(spec, [thin, probe(32, load(12, 20, 0.4))]) == "compute"  # a tie: lowest load

@@ -14,6 +14,7 @@ import os
 import shlex
 import socket
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -256,21 +257,24 @@ def measure(spec: TrialSpec, prober: Callable[[int, int], cap.Probe]) -> TrialRe
                            "slo-unreachable", None, tuple(probes), started=True)  # fmt: skip
     for repeat in range(1, spec.repeats):
         probes.append(prober(capacity.max_concurrency, repeat))
-    failing = [p for p in probes if p.concurrency == capacity.first_failing]
-    limit = _limit(spec, failing[0]) if failing else "client"
+    limit = (
+        _limit(spec, [p for p in probes if not p.passed]) if capacity.first_failing else "client"
+    )
     return TrialResult(spec.index, spec.flags, "ok", capacity, limit, None, tuple(probes),
                        started=True)  # fmt: skip
 
 
-def _limit(spec: TrialSpec, probe: cap.Probe) -> Limit:
+def _limit(spec: TrialSpec, failing: list[cap.Probe]) -> Limit:
+    """The limit most failing probes point to (one probe's once-a-second /metrics can be
+    thin on a busy machine); a tie goes to the lowest load."""
     tightest = min(spec.targets.slo_ms.values()) / 1000
-    return diagnose(
-        probe.load,
-        users=probe.concurrency,
-        max_num_seqs=spec.max_num_seqs,
-        client_lag_p99_s=probe.client_lag_p99_s,
-        tightest_slo_s=tightest,
-    )
+    votes = [
+        diagnose(p.load, users=p.concurrency, max_num_seqs=spec.max_num_seqs,
+                 client_lag_p99_s=p.client_lag_p99_s, tightest_slo_s=tightest)
+        for p in sorted(failing, key=lambda p: p.concurrency)
+    ]  # fmt: skip
+    counts = Counter(votes)
+    return max(votes, key=lambda v: (counts[v], -votes.index(v)))
 
 
 def elapsed(start: float) -> float:
@@ -306,8 +310,8 @@ def run_trial(spec: TrialSpec, on_event: EventSink = lambda _: None) -> TrialRes
     log_path.unlink(missing_ok=True)
     server = launcher.ManagedServer(argv, log_path, "127.0.0.1", port, env=_env(spec.env))
     began = time.monotonic()
-    on_event("starting vLLM")
     server.start()
+    on_event(f"starting vLLM (pid {server.pid}; log: {log_path})")
     try:
         outcome = server.wait_ready(spec.ready_timeout_s, _phase_events(on_event))
         start_s = elapsed(began)
