@@ -62,6 +62,9 @@ def test_release_without_an_sdist_falls_back_explicitly() -> None:
     assert vllm_flags.fallback_for("0.15.0") == "0.15.1"
     assert vllm_flags.table_for("0.15.0") == "0.15.1"
     assert vllm_flags.fallback_for("0.16.0") is None
+    reviewed = parse_text("vllm serve m", version="0.15.0")
+    assert reviewed.version == "0.15.1"
+    assert "0.15.0 has no published source" in reviewed.version_source
 
 
 @pytest.mark.parametrize(

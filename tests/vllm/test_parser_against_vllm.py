@@ -55,6 +55,8 @@ CASES = [
     ["m", "--max-model", "4096", "--tensor-parallel", "1"],
     ["m", "-O3"],
     ["m", "--compilation-conf.mode", "3"],
+    ["m", "-p", "1", "-qfp8", "--served-model", "q"],
+    ["m", "-t", "1"],
     [],
 ]
 # argparse dest -> servetune flag, for the values compared
@@ -65,6 +67,8 @@ DESTS = {
     "max_model_len": "--max-model-len",
     "tensor_parallel_size": "--tensor-parallel-size",
     "optimization_level": "--optimization-level",
+    "pipeline_parallel_size": "--pipeline-parallel-size",
+    "quantization": "--quantization",
 }
 
 

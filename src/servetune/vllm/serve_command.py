@@ -403,13 +403,23 @@ def parse_text(
 def _pick_version(requested: str | None, image_tag: str | None) -> tuple[str, str]:
     """(flag table, where the version came from in words, as reports show it)."""
     if requested is not None:
-        return vllm_flags.table_for(requested), "--vllm-version"
+        return vllm_flags.table_for(requested), _stand_in("--vllm-version", requested)
     if image_tag and re.match(r"^v?\d+\.\d+", image_tag):
-        return vllm_flags.table_for(image_tag), f"docker image tag {image_tag}"
+        return vllm_flags.table_for(image_tag), _stand_in(
+            f"docker image tag {image_tag}", image_tag
+        )
     installed = vllm_flags.installed_vllm_version()
     if installed:
-        return vllm_flags.table_for(installed), "installed vllm package"
+        return vllm_flags.table_for(installed), _stand_in("installed vllm package", installed)
     return vllm_flags.newest_version(), "newest known release"
+
+
+def _stand_in(source: str, version: str) -> str:
+    """Say so when the release has no published source and another release's flags stand in."""
+    table = vllm_flags.fallback_for(version)
+    if table is None:
+        return source
+    return f"{source}; {version.removeprefix('v')} has no published source, {table}'s flags used"
 
 
 def render(command: ServeCommand, args: Mapping[str, ArgValue], order: Sequence[str]) -> str:
