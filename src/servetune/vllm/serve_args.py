@@ -239,26 +239,40 @@ def _read_option(builder: Builder, tokens: Sequence[str], index: int, token: str
         done = _read_dotted(builder, tokens, index, name, inline)
         if done is not None:
             return done
-    lookup = vllm_flags.lookup(name, builder.version)
-    if lookup is not None and builder.serve:
-        lookup = (
-            None if vllm_flags.hidden_from_serve(lookup.spec.canonical, builder.version) else lookup
-        )
-    if lookup is None:
-        matches = vllm_flags.prefix_matches(name, builder.version, serve=builder.serve)
-        if len(matches) > 1:
-            return _read_ambiguous(builder, tokens, index, name, inline, matches=matches)
-        if matches:
-            lookup = vllm_flags.lookup(matches[0], builder.version)
-    if lookup is None and name[1:2] not in ("-", "") and len(name) > 2 and inline is None:
-        # `-qawq`: a one-letter option with its value attached
-        lookup = vllm_flags.lookup(name[:2], builder.version)
-        name, inline = (name[:2], name[2:]) if lookup else (name, inline)
+    lookup, matches = _find(builder, name)
+    if len(matches) > 1:
+        return _read_ambiguous(builder, tokens, index, name, inline, matches=matches)
+    if lookup is None and inline is None:
+        name, inline, lookup = _attached_value(builder, name)
     if lookup is None:
         return _read_unknown(builder, tokens, index, name, inline)
     return _read_known(
         builder, lookup=lookup, tokens=tokens, index=index, token=name, inline=inline
     )
+
+
+def _find(builder: Builder, name: str) -> tuple[vllm_flags.Lookup | None, tuple[str, ...]]:
+    """The option `name` is in this release, else the flags it abbreviates (argparse prefixes)."""
+    lookup = vllm_flags.lookup(name, builder.version)
+    if lookup is not None and builder.serve:
+        hidden = vllm_flags.hidden_from_serve(lookup.spec.canonical, builder.version)
+        lookup = None if hidden else lookup
+    if lookup is not None:
+        return lookup, ()
+    matches = vllm_flags.prefix_matches(name, builder.version, serve=builder.serve)
+    if len(matches) == 1:
+        return vllm_flags.lookup(matches[0], builder.version), matches
+    return None, matches
+
+
+def _attached_value(
+    builder: Builder, name: str
+) -> tuple[str, str | None, vllm_flags.Lookup | None]:
+    """`-qawq`: a one-letter option with its value attached (name, value, lookup)."""
+    if name[1:2] in ("-", "") or len(name) <= 2:
+        return name, None, None
+    lookup = vllm_flags.lookup(name[:2], builder.version)
+    return (name[:2], name[2:], lookup) if lookup else (name, None, None)
 
 
 def _spell_short_o(token: str, tokens: Sequence[str], index: int, version: str) -> str:
@@ -282,10 +296,7 @@ def _read_dotted(
     base, _, path = name.partition(".")
     if not path or not vllm_flags.version_at_least(builder.version, vllm_flags.DOTTED_SINCE):
         return None
-    lookup = vllm_flags.lookup(base, builder.version)
-    matches = vllm_flags.prefix_matches(base, builder.version)
-    if lookup is None and len(matches) == 1:
-        lookup = vllm_flags.lookup(matches[0], builder.version)
+    lookup, _ = _find(builder, base)
     if lookup is None or lookup.spec.kind != "value":
         return None
     value: str | None = inline
