@@ -79,3 +79,27 @@ def test_open_loop_poisson_arrivals_are_seeded() -> None:
     assert [r.arrival for r in a.requests] == [r.arrival for r in b.requests]
     assert 300 / 20.0 * 0.8 < a.duration_s < 300 / 20.0 * 1.3
 
+
+def test_the_admission_delay_adds_to_ttft_and_takes_no_engine_time() -> None:
+    load, limits = Load(100, 10, 3, concurrency=1), Limits(256, 2048, None)
+    plain = simulate_continuous(load, limits, cost)
+    delayed = simulate_continuous(load, limits, cost, admit_delay_s=0.050)
+    for a, b in zip(plain.requests, delayed.requests, strict=True):
+        assert b.first_token - b.arrival == pytest.approx(a.first_token - a.arrival + 0.050)
+        assert b.finish - b.first_token == pytest.approx(a.finish - a.first_token)
+    assert delayed.steps == plain.steps
+    bus = simulate_static(load, limits, cost, admit_delay_s=0.050)
+    assert min(r.first_token - r.arrival for r in bus.requests) >= 0.050
+
+
+def test_replies_can_vary_more_than_prompts() -> None:
+    load = Load(200, 100, 200, concurrency=8, output_range_ratio=0.5, seed=4)
+    result = simulate_continuous(load, Limits(256, 4096, None), cost)
+    assert {r.input_len for r in result.requests} == {200}
+    outputs = [r.output_len for r in result.requests]
+    assert min(outputs) >= 50 and max(outputs) <= 150 and len(set(outputs)) > 20
+
+
+def test_a_cache_without_a_single_block_runs_nothing_and_reports_it_full() -> None:
+    result = simulate_continuous(Load(100, 10, 5, concurrency=2), Limits(16, 2048, 8), cost)
+    assert result.requests == () and result.kv_peak_fraction == 1.0

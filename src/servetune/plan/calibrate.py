@@ -18,8 +18,10 @@ from servetune.plan import predict, step_time
 from servetune.plan.simulate import Load
 
 METRICS: dict[str, float] = {"output_throughput": 1.0, "mean_tpot_ms": 1.0, "mean_ttft_ms": 0.5}
-# (low, high) for bandwidth efficiency, compute efficiency, step overhead s, per-sequence s
-BOUNDS = ((0.02, 1.0), (0.02, 1.0), (1e-4, 0.5), (1e-7, 5e-3))
+# (low, high) for bandwidth efficiency, compute efficiency, step overhead s, per-sequence s,
+# request overhead s. No kernel streams HBM above ~92% of its peak or runs dense GEMMs above
+# ~85% of the tensor-core peak: higher values would mean the model misses work, not speed.
+BOUNDS = ((0.02, 0.92), (0.02, 0.85), (1e-4, 0.5), (1e-7, 5e-3), (1e-5, 2.0))
 CALIBRATION_PROMPTS = 300  # requests simulated per run while fitting (enough for means)
 
 
@@ -48,7 +50,8 @@ def _to_efficiency(x: Sequence[float]) -> step_time.Efficiency:
 
 
 def _from_efficiency(e: step_time.Efficiency) -> list[float]:
-    return [math.log(v) for v in (e.bandwidth, e.compute, e.step_overhead_s, e.per_seq_s)]
+    values = (e.bandwidth, e.compute, e.step_overhead_s, e.per_seq_s, e.request_overhead_s)
+    return [math.log(max(v, 1e-9)) for v in values]
 
 
 def predicted(obs: Observation, efficiency: step_time.Efficiency) -> dict[str, float]:

@@ -111,10 +111,12 @@ def _calibrate(
 def _notes(report: Report, fit: calibrate.Fit | None) -> list[str]:
     notes = []
     if fit is None:
+        d = step_time.Efficiency()
         notes.append(
-            "uncalibrated: the step-time constants are defaults (bandwidth efficiency 0.70, "
-            "compute efficiency 0.50, 4 ms per step); give --calibrate RESULT measured on this "
-            "setup for accurate numbers"
+            f"uncalibrated: the step-time constants are defaults fitted to published runs "
+            f"(bandwidth efficiency {d.bandwidth:.2f}, compute efficiency {d.compute:.2f}, "
+            f"{1000 * d.step_overhead_s:.1f} ms per step); give --calibrate RESULT measured on "
+            f"this setup for accurate numbers"
         )
     else:
         worst = max((abs(e) for errs in fit.errors.values() for e in errs.values()), default=0.0)

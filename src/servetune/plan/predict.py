@@ -153,11 +153,13 @@ def verdict(prediction: Prediction, slo: Slo) -> Verdict | None:
 
 
 def run(setup_: Setup, load: Load) -> SimResult:
-    return simulate_continuous(load, setup_.limits, setup_.cost)
+    delay = setup_.cost.efficiency.request_overhead_s
+    return simulate_continuous(load, setup_.limits, setup_.cost, admit_delay_s=delay)
 
 
 def run_static(setup_: Setup, load: Load) -> SimResult:
-    return simulate_static(load, setup_.limits, setup_.cost)
+    delay = setup_.cost.efficiency.request_overhead_s
+    return simulate_static(load, setup_.limits, setup_.cost, admit_delay_s=delay)
 
 
 def _probe_load(load: Load, users: int) -> Load:

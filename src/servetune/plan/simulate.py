@@ -18,6 +18,10 @@ Static batching (`simulate_static`) for the comparison: a batch leaves when it i
 first passenger has waited `batch_timeout_s`; it prefills every prompt, then decodes until its
 longest member is done, and every reply is delivered at the end (the bus, not the shared taxi).
 
+Both take an `admit_delay_s`: the time between a request's arrival and the moment the engine can
+schedule it (the API server's HTTP handling and tokenization, which run beside the engine). It
+counts in the request's TTFT but occupies no engine step.
+
 The step time comes from a `StepCost` (plan.step_time), so this module is pure scheduling.
 """
 
@@ -72,6 +76,8 @@ class Load:
     request_rate: float | None = None
     range_ratio: float = 0.0  # lengths uniform in [len x (1 - r), len x (1 + r)], as bench's
     seed: int = 0
+    # replies that end at an end-of-sequence token vary more than prompts: their own ratio
+    output_range_ratio: float | None = None  # None: range_ratio
 
 
 @dataclass(frozen=True)
@@ -162,13 +168,14 @@ class _Req:
 
 
 def _lengths(load: Load, rng: random.Random) -> tuple[int, int]:
-    def draw(n: int) -> int:
-        if load.range_ratio <= 0:
+    def draw(n: int, ratio: float) -> int:
+        if ratio <= 0:
             return n
-        low = max(1, math.floor(n * (1 - load.range_ratio)))
-        return rng.randint(low, max(low, math.ceil(n * (1 + load.range_ratio))))
+        low = max(1, math.floor(n * (1 - ratio)))
+        return rng.randint(low, max(low, math.ceil(n * (1 + ratio))))
 
-    return draw(load.input_len), draw(load.output_len)
+    out_ratio = load.range_ratio if load.output_range_ratio is None else load.output_range_ratio
+    return draw(load.input_len, load.range_ratio), draw(load.output_len, out_ratio)
 
 
 def _open_loop_arrivals(load: Load, rng: random.Random) -> list[float]:
@@ -293,22 +300,24 @@ def _total_blocks(limits: Limits) -> float:
     return limits.kv_cache_tokens // limits.block_size
 
 
-def simulate_continuous(load: Load, limits: Limits, cost: StepCost) -> SimResult:
+def simulate_continuous(
+    load: Load, limits: Limits, cost: StepCost, admit_delay_s: float = 0.0
+) -> SimResult:
     """Continuous batching as vLLM V1 does it (module docstring)."""
     rng = random.Random(load.seed)
     blocks = _total_blocks(limits)
     engine = _Engine(limits, blocks)
-    arrivals: list[tuple[float, int]] = []  # (time, sequence number)
+    arrivals: list[tuple[float, int]] = []  # (time the engine can see it, sequence number)
     closed = load.concurrency is not None
     first = min(load.concurrency or 0, load.num_prompts) if closed else load.num_prompts
     times = [0.0] * first if closed else _open_loop_arrivals(load, rng)
     for i, t in enumerate(times):
-        heapq.heappush(arrivals, (t, i))
+        heapq.heappush(arrivals, (t + admit_delay_s, i))
     issued, finished, totals, now = len(times), list[Finished](), _Totals(), 0.0
     while len(finished) < load.num_prompts:
         while arrivals and arrivals[0][0] <= now:
             t, _ = heapq.heappop(arrivals)
-            engine.waiting.append(_Req(t, *_lengths(load, rng)))
+            engine.waiting.append(_Req(t - admit_delay_s, *_lengths(load, rng)))
         if not engine.running and not engine.waiting:
             if not arrivals:
                 break
@@ -323,7 +332,7 @@ def simulate_continuous(load: Load, limits: Limits, cost: StepCost) -> SimResult
         for req in engine.advance(plan, now):
             finished.append(_finished(req, now))
             if closed and issued < load.num_prompts:
-                heapq.heappush(arrivals, (now, issued))
+                heapq.heappush(arrivals, (now + admit_delay_s, issued))
                 issued += 1
     return _result(finished, totals, engine, blocks, now)
 
@@ -341,10 +350,16 @@ def _result(
         peak_waiting=totals.peak_waiting,
         duration_s=now,
         mean_step=totals.mean_step(),
-        kv_peak_fraction=None if math.isinf(blocks) else 1 - totals.min_free_blocks / blocks,
+        kv_peak_fraction=_kv_peak(totals, blocks),
         budget_full_fraction=totals.budget_full / steps if steps else 0.0,
         queued_with_free_seats=totals.queued_with_free_seats / steps if steps else 0.0,
     )
+
+
+def _kv_peak(totals: _Totals, blocks: float) -> float | None:
+    if math.isinf(blocks):
+        return None
+    return 1 - totals.min_free_blocks / blocks if blocks > 0 else 1.0
 
 
 def _finished(req: _Req, now: float) -> Finished:
@@ -353,7 +368,11 @@ def _finished(req: _Req, now: float) -> Finished:
 
 
 def simulate_static(
-    load: Load, limits: Limits, cost: StepCost, batch_timeout_s: float = 1.0
+    load: Load,
+    limits: Limits,
+    cost: StepCost,
+    batch_timeout_s: float = 1.0,
+    admit_delay_s: float = 0.0,
 ) -> SimResult:
     """Static batching: the bus that waits to fill (or for `batch_timeout_s` after its first
     passenger), then runs until its longest passenger is done; one bus at a time."""
@@ -363,6 +382,7 @@ def simulate_static(
     pending = [0.0] * min(load.concurrency or 0, load.num_prompts) if closed else []
     if not closed:
         pending = _open_loop_arrivals(load, rng)
+    pending = [t + admit_delay_s for t in pending]  # when each passenger reaches the stop
     issued = len(pending)
     finished: list[Finished] = []
     now, steps, running_sum, peak = 0.0, 0, 0, 0
@@ -377,10 +397,12 @@ def simulate_static(
         steps += batch_steps
         running_sum += len(batch) * batch_steps
         peak = max(peak, len(batch))
-        finished += [Finished(r.arrival, prefill_end, end, r.prompt, r.output) for r in batch]
+        finished += [
+            Finished(r.arrival - admit_delay_s, prefill_end, end, r.prompt, r.output) for r in batch
+        ]
         for _ in batch:
             if closed and issued < load.num_prompts:
-                bisect.insort(pending, end)
+                bisect.insort(pending, end + admit_delay_s)
                 issued += 1
         now = end
     return SimResult(
@@ -397,8 +419,9 @@ def simulate_static(
 def _static_batch_size(load: Load, limits: Limits) -> int:
     size = min(limits.max_num_seqs, load.concurrency or limits.max_num_seqs)
     if limits.kv_cache_tokens is not None:  # every seat holds its longest possible sequence
+        out_ratio = load.range_ratio if load.output_range_ratio is None else load.output_range_ratio
         per_seq = math.ceil(load.input_len * (1 + load.range_ratio)) + math.ceil(
-            load.output_len * (1 + load.range_ratio)
+            load.output_len * (1 + out_ratio)
         )
         size = min(size, max(1, limits.kv_cache_tokens // max(per_seq, 1)))
     return max(1, size)

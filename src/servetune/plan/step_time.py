@@ -13,18 +13,28 @@
   link, plus a fixed latency per all-reduce.
 
 Roofline alone is an upper bound; the efficiencies and overheads below are what make it a
-prediction, and `plan.calibrate` fits them to measured runs. Defaults and their sources:
+prediction, and `plan.calibrate` fits them to measured runs (`--calibrate`).
 
-- bandwidth_efficiency 0.70: decode GEMVs in vLLM reach roughly 60-80% of HBM peak on A100/H100
-  (the memory-bound regime); an assumption until calibrated.
-- compute_efficiency 0.50: large prefill GEMMs reach 60-75% of dense peak, attention and
-  non-GEMM work bring the step average down; an assumption until calibrated.
-- step overhead 4 ms: vLLM V1's per-step CPU work (scheduling, input preparation, sampling,
-  output processing) is a few milliseconds per step with CUDA graphs, more without (x2 with
-  --enforce-eager); the per-step CPU overhead is the known miss of roofline-only simulators.
-- per request 20 us per step: input preparation and detokenisation grow with the batch.
+The defaults were fitted (plan.calibrate, benchmarks/plan_accuracy.py --gpu --fit) on the
+'calibration' records of tests/data/published_vllm_benchmarks.json ONLY: published `vllm bench
+serve` runs of Qwen2.5-0.5B on an L4 (ai.wmx.dev), Mistral-7B on an RTX 4090
+(mushfiqrahman.dev) and Qwen2-7B on an A100 80GB (github.com/dennislee22/vLLM-benchmarking), all
+with vLLM V1 and CUDA graphs; the 'held-out' records there were only predicted:
+
+- bandwidth_efficiency 0.92: the fit ran into its physical bound (calibrate.BOUNDS, 92% of the
+  HBM peak); decode steps of those runs are as fast as the weights can stream, and the rest of a
+  step is in the fixed overhead below.
+- compute_efficiency 0.38: prefill FLOPs (weights and attention) over the dense bf16 peak,
+  averaged over whole steps (GEMMs reach 60-75%; attention, norms and sampling pull it down).
+- step overhead 2.4 ms: vLLM V1's per-step CPU work with CUDA graphs (scheduling, input
+  preparation, sampling, output processing), the known miss of roofline-only simulators.
+- per request 8 us per step: input preparation and output processing grow with the batch.
+- request overhead 1.1 ms: arrival to schedulable (HTTP, tokenization), in TTFT only.
+- --enforce-eager adds EAGER_LAUNCH_S_PER_LAYER (150 us, an assumption: ~15 kernel launches of
+  ~10 us per layer) per layer per step: CUDA graphs are what hide those launches.
 - links: NVLink 3 (A100) 300 GB/s per direction, NVLink 4 (H100/H200) 450 GB/s, NVLink 5
-  (B200) 900 GB/s; PCIe 4.0 x16 ~25 GB/s achieved, PCIe 5.0 ~50 GB/s; 8 us per all-reduce.
+  (B200) 900 GB/s; PCIe 4.0 x16 ~25 GB/s achieved, PCIe 5.0 ~50 GB/s; 8 us per all-reduce
+  (vendor figures and an assumption: no published TP run was in the calibration set).
 """
 
 from __future__ import annotations
@@ -44,10 +54,11 @@ GB = 1e9
 class Efficiency:
     """The constants calibration fits (module docstring for the defaults and their sources)."""
 
-    bandwidth: float = 0.70
-    compute: float = 0.50
-    step_overhead_s: float = 0.004
-    per_seq_s: float = 20e-6
+    bandwidth: float = 0.92
+    compute: float = 0.38
+    step_overhead_s: float = 0.0024
+    per_seq_s: float = 8e-6
+    request_overhead_s: float = 0.0011  # arrival -> schedulable (HTTP, tokenization); in TTFT
 
 
 @dataclass(frozen=True)
@@ -78,6 +89,8 @@ class Work:
 
 
 ALLREDUCE_LATENCY_S = 8e-6
+# --enforce-eager: no CUDA graphs, every kernel of every layer is launched from Python each step
+EAGER_LAUNCH_S_PER_LAYER = 150e-6
 _NVLINK_BYTES_S = {"Ampere": 300 * GB, "Hopper": 450 * GB, "Blackwell": 900 * GB}
 _PCIE_BYTES_S = {"Hopper": 50 * GB, "Blackwell": 50 * GB, "Ada Lovelace": 25 * GB}
 
@@ -161,7 +174,8 @@ class StepTime:
         if w.tp > 1:
             moved = 2 * w.layers * tokens * w.hidden * 2 * 2 * (w.tp - 1) / w.tp
             comm = moved / d.link_bytes_s + 2 * w.layers * ALLREDUCE_LATENCY_S
-        overhead = e.step_overhead_s * (2 if self.eager else 1) + e.per_seq_s * step.running
+        eager = EAGER_LAUNCH_S_PER_LAYER * w.layers if self.eager else 0.0
+        overhead = e.step_overhead_s + eager + e.per_seq_s * step.running
         return overhead, memory, compute, comm
 
     def __call__(self, step: Step) -> float:

