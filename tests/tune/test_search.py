@@ -143,3 +143,26 @@ def test_report_is_self_contained_with_real_plots(tmp_path: Path, language: str)
     assert "- --max-num-batched-tokens 256" in page and "+ --max-num-batched-tokens 512" in page
     if language == "zh-TW":
         assert "改用最佳指令" in page and "Serve with the best command" in page
+
+
+def test_report_renders_in_a_real_browser(tmp_path: Path) -> None:
+    """Headless Chromium opens the page offline and paints its plots (skipped without it)."""
+    import shutil
+    import subprocess
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("no chromium on PATH (apt-get install chromium)")
+    image = pytest.importorskip("matplotlib.image")
+    page = report.write(tune(config(tmp_path), FakeRunner()), tmp_path)
+    shot = tmp_path / "shot.png"
+    argv = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+            "--window-size=1200,900", f"--screenshot={shot}", page.as_uri()]  # fmt: skip
+    subprocess.run(argv, capture_output=True, timeout=120, check=False)
+    assert shot.is_file()
+    pixels = image.imread(shot)
+    assert pixels.shape[:2] == (900, 1200)
+    colours = {tuple(int(255 * c) for c in px[:3]) for px in pixels[::7, ::7].reshape(-1, 4)}
+    assert len(colours) > 50  # curves, axes and text, not an empty or error page
+    blue = sum(1 for r, g, b in colours if b > 150 and r < 100)  # matplotlib's first curve
+    assert blue > 0
