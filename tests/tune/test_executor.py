@@ -178,6 +178,7 @@ def test_interference_check_falls_back_to_one_trial_per_node(
     beside = [s for s in executor.batches[1] if s.folder == tmp_path / parallel.BESIDE_FOLDER]
     assert len(beside) == 1 and dict(beside[0].flags) == dict(result.baseline.flags)
     assert len(executor.batches[1]) == 3  # two proposals beside the baseline's second run
+    assert sum(len(b) for b in executor.batches) <= 6  # the check's start is one of --max-starts
     if not comparable:
         assert all(len(b) == 1 for b in executor.batches[2:])
     doc = output.document(result, tmp_path)

@@ -178,8 +178,10 @@ def search(
     checked: Interference | None = None
     need = gpus_needed(first.spec)
     idle = 0
-    while state.starts < config.max_starts and idle < PATIENCE:
-        room = min(executor.room(need), config.max_starts - state.starts)
+    while (
+        left := config.max_starts - state.starts - (checked is not None)
+    ) > 0 and idle < PATIENCE:
+        room = min(executor.room(need), left)  # the check's own start counts too
         beside = interference_check and checked is None and baseline.status == "ok" and room > 1
         batch = proposals(state, best or baseline, values, room - beside)
         if not batch:
