@@ -194,7 +194,8 @@ def _unused(spec: TrialSpec, _sink: Any) -> TrialResult:
 
 def _task_maker(scratch: str) -> Any:
     """A stand-in for `run_on_worker`, defined here so that Ray ships it by value: seed 1 kills
-    its worker on the first attempt; seed 2 keeps a "server" child until cancelled."""
+    its worker on the first attempt; seed 3 runs the real `run_on_worker` with a vllm program
+    that does not exist on the first attempt; seed 2 keeps a "server" child until cancelled."""
 
     def task(spec: TrialSpec) -> dict[str, Any]:
         import os as _os
@@ -202,6 +203,7 @@ def _task_maker(scratch: str) -> Any:
         import subprocess as _subprocess
         import sys as _sys
         import time as _time
+        from dataclasses import replace
         from pathlib import Path as _Path
 
         import ray as _ray
@@ -210,6 +212,11 @@ def _task_maker(scratch: str) -> Any:
         if spec.seed == 1 and not (here / "died").exists():
             (here / "died").write_text("once")
             _os._exit(1)
+        if spec.seed == 3 and not (here / "refused").exists():
+            (here / "refused").write_text("once")
+            from servetune.tune.ray_executor import run_on_worker
+
+            return run_on_worker(replace(spec, argv=("/nonexistent/vllm", *spec.argv[1:])))
         if spec.seed == 2:
             child = _subprocess.Popen([_sys.executable, "-c", "import time; time.sleep(300)",
                                        "st-ray-cancel-marker", scratch])  # fmt: skip
@@ -251,6 +258,29 @@ def test_a_lost_worker_is_recorded_and_retried_once(executor: RayExecutor, tmp_p
     assert json.loads((tmp_path / "t1" / TRIAL_FILE).read_text())["placement"] is not None
     assert any("running it again elsewhere" in e for e in events)
     assert executor.room(1) == 4 and executor.room(2) == 2 and executor.room(8) == 1
+
+
+def test_a_trial_that_cannot_run_on_its_node_is_retried(
+    executor: RayExecutor, tmp_path: Path
+) -> None:
+    events: list[str] = []
+    [result] = executor.run([_spec(tmp_path, "t3", seed=3)], events.append)
+    [failed] = executor.lost()
+    assert failed.status == "failed-start" and failed.placement is not None
+    assert failed.root_cause and "/nonexistent/vllm" in failed.root_cause
+    assert failed.root_cause.startswith(f"could not run the trial on {failed.placement.node}")
+    assert result.status == "ok"
+
+
+def test_a_trial_no_node_can_hold_fails_at_once(executor: RayExecutor, tmp_path: Path) -> None:
+    spec = _spec(tmp_path, "big", seed=0)
+    spec = replace(spec, argv=(*spec.argv, "--tensor-parallel-size", "8"))
+    [result] = executor.run([spec], lambda _: None)
+    assert result.status == "failed-start" and result.limit == "failed-start"
+    assert result.root_cause == (
+        "needs 8 GPUs on one node; the largest node of the Ray cluster has 4"
+    )
+    assert executor.lost() == []
 
 
 def test_ctrl_c_stops_every_trial_server(executor: RayExecutor, tmp_path: Path) -> None:
