@@ -6,6 +6,7 @@ import statistics
 
 import pytest
 
+from servetune.plan import simulate
 from servetune.plan.simulate import Limits, Load, Step, simulate_continuous, simulate_static
 
 
@@ -103,3 +104,27 @@ def test_replies_can_vary_more_than_prompts() -> None:
 def test_a_cache_without_a_single_block_runs_nothing_and_reports_it_full() -> None:
     result = simulate_continuous(Load(100, 10, 5, concurrency=2), Limits(16, 2048, 8), cost)
     assert result.requests == () and result.kv_peak_fraction == 1.0
+
+
+@pytest.mark.parametrize(
+    ("load", "limits"),
+    [
+        (Load(300, 120, 200, concurrency=24, range_ratio=0.5, seed=1), Limits(256, 2048, None)),
+        (Load(500, 300, 100, concurrency=40), Limits(256, 8192, 8000)),  # preempts
+        (Load(200, 80, 300, request_rate=30.0, seed=2), Limits(16, 1024, 20000)),
+    ],
+)
+def test_the_decode_fast_path_gives_the_same_timings_as_stepping(
+    load: Load, limits: Limits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def context_cost(step: Step) -> float:  # depends on the context read, as decode steps do
+        return 0.010 + 0.0001 * step.prefill_tokens + 1e-7 * step.decode_context
+
+    fast = simulate_continuous(load, limits, context_cost)
+    monkeypatch.setattr(simulate, "_decode_run", lambda *a, now, next_arrival: (now, 0))
+    slow = simulate_continuous(load, limits, context_cost)
+    assert fast.steps == slow.steps and fast.preemptions == slow.preemptions
+    for a, b in zip(fast.requests, slow.requests, strict=True):
+        assert (a.arrival, a.first_token, a.finish) == pytest.approx(
+            (b.arrival, b.first_token, b.finish), rel=1e-9
+        )
