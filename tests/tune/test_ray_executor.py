@@ -131,6 +131,7 @@ def test_trials_run_side_by_side_on_disjoint_gpus(
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "asks Ray for 1 GPUs" in captured.err
+    assert "trial 4 (at most 4 starts): probe: " in captured.err  # the workers' progress
     doc = json.loads(captured.out)
     assert doc == json.loads((out / "tune.json").read_text())
     trials = doc["trials"]
@@ -197,7 +198,7 @@ def _task_maker(scratch: str) -> Any:
     its worker on the first attempt; seed 3 runs the real `run_on_worker` with a vllm program
     that does not exist on the first attempt; seed 2 keeps a "server" child until cancelled."""
 
-    def task(spec: TrialSpec) -> dict[str, Any]:
+    def task(spec: TrialSpec, _events: Any = None) -> dict[str, Any]:
         import os as _os
         import socket as _socket
         import subprocess as _subprocess

@@ -15,6 +15,7 @@ flight (each stops its vLLM; a task that does not stop is killed, and its vLLM d
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import socket
@@ -65,9 +66,10 @@ def check_address(text: str) -> str:
 # --- on the worker ------------------------------------------------------------------------------
 
 
-def run_on_worker(spec: TrialSpec) -> dict[str, Any]:
+def run_on_worker(spec: TrialSpec, events: Any = None) -> dict[str, Any]:
     """Run one trial on the node Ray picked, in a scratch folder; return its files and where
-    and when it ran. A failure of our own (not vLLM's) comes back as `error`."""
+    and when it ran. A failure of our own (not vLLM's) comes back as `error`. Progress lines
+    go to `events` (a Ray queue the driver reads), when given."""
     ray = importlib.import_module("ray")
     where = {
         "node": socket.gethostname(),
@@ -75,15 +77,29 @@ def run_on_worker(spec: TrialSpec) -> dict[str, Any]:
         "devices": visible_devices(),
         "started_at": time.time(),
     }
+    on_event = _sender(events, spec.index)
+    on_event(f"runs on {where['node']} (GPUs {where['devices'] or '-'})")
     with tempfile.TemporaryDirectory(prefix="servetune-trial-") as tmp:
         here = Path(tmp)
         try:
-            result = run_trial(replace(spec, folder=here))
+            result = run_trial(replace(spec, folder=here), on_event)
         except Exception as exc:  # noqa: BLE001 - reported to the driver as a failed start
             return {**where, "error": f"{type(exc).__name__}: {exc}", "ended_at": time.time()}
         files = {str(p.relative_to(here)): p.read_bytes() for p in here.rglob("*") if p.is_file()}
     return {**where, "result": result.to_json(), "files": files, "folder": tmp,
             "ended_at": time.time()}  # fmt: skip
+
+
+def _sender(events: Any, index: int) -> EventSink:
+    """Progress lines into the driver's queue; a full or gone queue only loses lines."""
+
+    def send(line: str) -> None:
+        if events is None:
+            return
+        with contextlib.suppress(Exception):  # progress is best effort: the trial goes on
+            events.put_nowait(f"trial {index + 1}: {line}")
+
+    return send
 
 
 # --- on the driver ------------------------------------------------------------------------------
@@ -166,6 +182,7 @@ class RayExecutor:
     _ray: Any = None
     _remote: Any = None
     _per_node: bool = False
+    _events: Any = None  # a Ray queue of the workers' progress lines
     _lost: list[TrialResult] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -184,6 +201,8 @@ class RayExecutor:
                 "start one (`ray start --head` on this node) or use --ray-address local",
             ) from exc
         self._remote = ray.remote(self.task)
+        queue = importlib.import_module("ray.util.queue")
+        self._events = queue.Queue(maxsize=1000, actor_options={"num_cpus": 0})
 
     # --- room -------------------------------------------------------------------------------
 
@@ -214,7 +233,7 @@ class RayExecutor:
             options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(
                 target, soft=not self._per_node
             )
-        return self._remote.options(**options).remote(spec)
+        return self._remote.options(**options).remote(spec, self._events)
 
     def _elsewhere(self, need: int, avoid: str | None) -> str | None:
         if avoid is None:
@@ -262,9 +281,19 @@ class RayExecutor:
                     batch.nodes[ref] = node
                 batch.on_event(f"trial {spec.index + 1}: asks Ray for {gpus_needed(spec)} GPUs")
             ready, _ = self._ray.wait(list(batch.pending), num_returns=1, timeout=1.0)
+            self._relay(batch.on_event)
             for ref in ready:
                 batch.nodes.pop(ref, None)
                 self._collect(batch, ref, batch.pending.pop(ref))
+
+    def _relay(self, on_event: EventSink) -> None:
+        """Pass on the progress lines the workers sent since the last call."""
+        try:
+            lines = self._events.get_nowait_batch(self._events.qsize())
+        except Exception:  # noqa: BLE001 - progress is best effort
+            return
+        for line in lines:
+            on_event(line)
 
     def _may_start(self, in_flight: int, i: int, batch: _Batch) -> bool:
         return in_flight < self.room(gpus_needed(batch.specs[i]))
