@@ -48,7 +48,7 @@ def _differing(result: QualityResult, lang: Language) -> list[str]:
         return []
     lines = ["", _t("differing.header", lang, count=len(rows))]
     for g in rows[:DIFFERING_SHOWN]:
-        lines += wrap(g.question.prompt, "    ", "- ")
+        lines += wrap(g.question.prompt, "  ", "- ")
         lines.append("    " + _t("differing.answer", lang, answer=g.question.answer))
         lines.append("    " + _t("differing.before", lang, reply=_short(g.before.text)))
         lines.append("    " + _t("differing.after", lang, reply=_short(g.after.text)))

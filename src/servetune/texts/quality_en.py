@@ -6,7 +6,9 @@ TEXTS: dict[str, str] = {
     "header": "Answer quality: {dataset}, {n} questions asked of both servers",
     "side.before": "before",
     "side.after": "after",
-    "side.line": "{accuracy} right ({correct} of {answered} answered; {errors} failed requests)",
+    "side.line": (
+        "{accuracy} right: {correct} of {answered} answered questions ({errors} failed requests)"
+    ),
     "accuracy.none": "no answers",
     "difference": (
         "After minus before: {difference} points (95% interval {low} to {high}); the two agree "
@@ -23,7 +25,7 @@ TEXTS: dict[str, str] = {
     ),
     "verdict.worse": (
         "VERDICT worse: the after server answers fewer questions right, beyond the noise. For "
-        "math, code and careful reasoning this is the cost the seed warns about: keep the "
+        "math, code and careful reasoning this is the accuracy a quantization can cost: keep the "
         "original checkpoint, or try a gentler quantization (8-bit, FP8) and measure again."
     ),
     "verdict.insufficient-data": (

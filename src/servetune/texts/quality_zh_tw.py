@@ -8,7 +8,9 @@ TEXTS: dict[str, str] = {
     "header": "回答品質：{dataset}，兩台伺服器各問了 {n} 題",
     "side.before": "之前",
     "side.after": "之後",
-    "side.line": "答對 {accuracy}（已回答 {answered} 題中答對 {correct} 題；{errors} 個請求失敗）",
+    "side.line": (
+        "答對 {accuracy}：已回答的 {answered} 題中答對 {correct} 題（{errors} 個請求失敗）"
+    ),
     "accuracy.none": "沒有任何回答",
     "difference": (
         "之後減之前：{difference} 個百分點（95% 信賴區間 {low} 到 {high}）；"
