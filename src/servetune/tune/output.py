@@ -103,6 +103,12 @@ def _capacity_line(trial: TrialResult, language: Language) -> str:
     return _t("summary.capacity", language, users=c.max_concurrency, sure=sure, tokens=tokens)
 
 
+def _limit_words(trial: TrialResult, language: Language) -> str:
+    if trial.limit is None:
+        return "-"
+    return f"{trial.limit} ({_t('limit.' + trial.limit, language)})"
+
+
 def _trial_row(trial: TrialResult, baseline: TrialResult) -> str:
     diff = ", ".join(f"{f} {v}" for f, _, v in changes(trial.flags, baseline.flags)) or "-"
     users = trial.capacity.max_concurrency if trial.capacity else "-"
@@ -114,18 +120,18 @@ def summary_text(result: TuneResult, output: Path) -> str:
     language = result.config.language
     baseline, best = result.baseline, result.best
     lines = [
-        f"{_t('summary.baseline', language)}: {_capacity_line(baseline, language)}",
-        "  " + _t("summary.limit", language, limit=baseline.limit or "-"),
+        _t("summary.baseline", language) + _capacity_line(baseline, language),
+        "  " + _t("summary.limit", language, limit=_limit_words(baseline, language)),
     ]
     if best is not None:
-        lines += [f"{_t('summary.best', language)}: {_capacity_line(best, language)}",
+        lines += [_t("summary.best", language) + _capacity_line(best, language),
                   "  " + result.commands[best.index]]  # fmt: skip
         diff = changes(best.flags, baseline.flags)
-        lines.append(_t("summary.diff", language) + ":")
+        lines.append(_t("summary.diff", language))
         lines += [f"  {f}: {old} -> {new}" for f, old, new in diff] or [
             "  " + _t("summary.no-diff", language)
         ]
-    lines += ["", _t("summary.trials", language) + ":"]
+    lines += ["", _t("summary.trials", language)]
     lines += [_trial_row(t, baseline) for t in result.trials]
     lines += [
         "",

@@ -165,7 +165,7 @@ def render(result: TuneResult, output: Path) -> str:
         f"{result.measure_s:.0f} s measuring</p>",
         *(f'<p class="interference">{html.escape(n)}</p>' for n in interference_notes(result)),
         _plots(result),
-        f"<h2>{html.escape(_t('summary.trials', language))}</h2>",
+        f"<h2>{html.escape(_t('summary.trials', language).rstrip(':：'))}</h2>",
         _table(result, language),
         f"<h2>{html.escape(_t('report.command', language))}</h2>",
         _diff(result),
