@@ -76,7 +76,7 @@ TEXTS: dict[str, str] = {
     "interference.not-comparable": (
         "Interference check: your command beside other trials reached {diff} output throughput "
         "at capacity against alone (threshold {threshold}): the numbers of trials run side by "
-        "side are not comparable with those run alone; tune ran one trial per node after the "
-        "check."
+        "side are not comparable with those run alone; every trial after the check ran alone "
+        "on its node."
     ),
 }

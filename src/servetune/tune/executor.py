@@ -46,6 +46,11 @@ def gpus_needed(spec: TrialSpec) -> int:
     return needed
 
 
+def label(spec: TrialSpec) -> str:
+    """How progress lines name a trial (the interference check's run has no number)."""
+    return f"trial {spec.index + 1}" if spec.index >= 0 else "trial 1 again, beside others"
+
+
 def visible_devices(env: Mapping[str, str] | None = None) -> str:
     """The `CUDA_VISIBLE_DEVICES` a server started from here gets ("" when none is set)."""
     if env is not None and "CUDA_VISIBLE_DEVICES" in env:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from servetune.errors import UsageError
-from servetune.tune.executor import Clock, gpus_needed, stamp, visible_devices
+from servetune.tune.executor import Clock, gpus_needed, label, stamp, visible_devices
 from servetune.tune.trial import (
     EventSink,
     Placement,
@@ -77,10 +77,10 @@ def run_on_worker(spec: TrialSpec, events: Any = None) -> dict[str, Any]:
         "devices": visible_devices(),
         "started_at": time.time(),
     }
-    on_event = _sender(events, spec.index)
-    on_event(f"runs on {where['node']} (GPUs {where['devices'] or '-'})")
     with tempfile.TemporaryDirectory(prefix="servetune-trial-") as tmp:
         here = Path(tmp)
+        on_event = _sender(events, label(spec), tmp, str(spec.folder))
+        on_event(f"runs on {where['node']} (GPUs {where['devices'] or '-'})")
         try:
             result = run_trial(replace(spec, folder=here), on_event)
         except Exception as exc:  # noqa: BLE001 - reported to the driver as a failed start
@@ -90,14 +90,15 @@ def run_on_worker(spec: TrialSpec, events: Any = None) -> dict[str, Any]:
             "ended_at": time.time()}  # fmt: skip
 
 
-def _sender(events: Any, index: int) -> EventSink:
-    """Progress lines into the driver's queue; a full or gone queue only loses lines."""
+def _sender(events: Any, name: str, scratch: str, folder: str) -> EventSink:
+    """Progress lines into the driver's queue, naming the files where the driver will put
+    them; a full or gone queue only loses lines."""
 
     def send(line: str) -> None:
         if events is None:
             return
         with contextlib.suppress(Exception):  # progress is best effort: the trial goes on
-            events.put_nowait(f"trial {index + 1}: {line}")
+            events.put_nowait(f"{name}: {line.replace(scratch, folder)}")
 
     return send
 
@@ -246,7 +247,7 @@ class RayExecutor:
         for i, spec in enumerate(specs):
             done = load_result(spec.folder, spec.flags)
             if done is not None:
-                on_event(f"trial {spec.index + 1}: finished in an earlier run: reused")
+                on_event(f"{label(spec)}: finished in an earlier run: reused")
                 batch.results[i] = done
             elif (refusal := self._refusal(spec)) is not None:
                 batch.results[i] = refusal
@@ -279,7 +280,7 @@ class RayExecutor:
                 batch.pending[ref] = _Attempt(i, retry=False, submitted_at=self.clock())
                 if node is not None:
                     batch.nodes[ref] = node
-                batch.on_event(f"trial {spec.index + 1}: asks Ray for {gpus_needed(spec)} GPUs")
+                batch.on_event(f"{label(spec)}: asks Ray for {gpus_needed(spec)} GPUs")
             ready, _ = self._ray.wait(list(batch.pending), num_returns=1, timeout=1.0)
             self._relay(batch.on_event)
             for ref in ready:
@@ -311,7 +312,7 @@ class RayExecutor:
         result, failed, node_id = self._outcome(spec, ref, attempt)
         if failed and not attempt.retry:
             self._lost.append(result)
-            batch.on_event(f"trial {spec.index + 1}: {result.status} ({result.root_cause}); "
+            batch.on_event(f"{label(spec)}: {result.status} ({result.root_cause}); "
                            "running it again elsewhere")  # fmt: skip
             new = self._submit(spec, avoid=node_id)
             batch.pending[new] = _Attempt(attempt.index, retry=True, submitted_at=self.clock())
@@ -319,7 +320,7 @@ class RayExecutor:
         batch.results[attempt.index] = result
         where = result.placement
         place = f" on {where.node} (GPUs {where.cuda_visible_devices or '-'})" if where else ""
-        batch.on_event(f"trial {spec.index + 1}: {result.status}{place}")
+        batch.on_event(f"{label(spec)}: {result.status}{place}")
 
     def _outcome(
         self, spec: TrialSpec, ref: Any, attempt: _Attempt
