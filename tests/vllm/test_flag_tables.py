@@ -186,3 +186,15 @@ def test_script_orders_releases_like_the_package_index() -> None:
     assert sorted(shuffled, key=script.release_key) == order
     assert script.sdist_version("vllm-0.8.5.post1.tar.gz") == "0.8.5.post1"
     assert script.sdist_version("vllm-0.8.5-cp38-abi3-manylinux1_x86_64.whl") is None
+
+
+def test_no_twins_exactly_where_the_real_0_32_parser_had_them() -> None:
+    table = VERIFIED["tables"]["0.32.0"]
+    twins = {f for f in table if f.startswith("--no-")}
+    assert len(twins) > 50
+    for flag in table:
+        if not flag.startswith("--") or flag.startswith("--no-"):
+            continue
+        found = vllm_flags.lookup("--no-" + flag[2:], "0.32.0")
+        has_twin = "--no-" + flag[2:] in twins
+        assert (found is not None and found.negated) == has_twin, flag
