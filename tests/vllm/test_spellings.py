@@ -133,3 +133,12 @@ def test_docker_image_entrypoint_by_release() -> None:
     assert kinds(new, "0.12.0") == []
     twice = "docker run vllm/vllm-openai:latest vllm serve Qwen/Qwen3-8B"
     assert kinds(twice, "0.33.0") == ["unknown-flag"]
+
+
+def test_repeated_entrypoint_is_explained_as_such() -> None:
+    from servetune.review.check import CheckOptions, check_text
+
+    options = CheckOptions(gpus="1xH100", vllm_version="0.17.1", detect_hardware=False)
+    report = check_text("docker run vllm/vllm-openai:latest vllm serve Qwen/Qwen3-8B", options)
+    (finding,) = [f for f in report.findings if f.rule == "unknown-flag"]
+    assert "image name" in finding.title

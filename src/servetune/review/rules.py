@@ -115,7 +115,8 @@ def unknown_flag(ctx: Context) -> Iterator[Hit]:
             facts["first_seen"] = issue.removal.first_seen
             yield Hit("unknown-flag", issue.flag, facts, "too-new", (Edit(issue.flag or "", None),))
         elif issue.kind == "unknown-flag" and issue.flag is None:
-            yield Hit("unknown-flag", None, facts, "stray")
+            entrypoint = issue.detail == "image entrypoint"
+            yield Hit("unknown-flag", None, facts, "entrypoint" if entrypoint else "stray")
         elif issue.kind == "unknown-flag" and issue.detail:
             facts["suggestion"] = issue.detail
             value = ctx.command.args.get(issue.flag or "", True)

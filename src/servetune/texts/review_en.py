@@ -55,6 +55,15 @@ TEXTS: dict[str, str] = {
         "My vLLM is {version}, which has no `{token}` (it appeared in {first_seen}). "
         "Please rewrite the command for vLLM {version}."
     ),
+    "unknown-flag:entrypoint.title": "`vllm serve` after the image name is said twice",
+    "unknown-flag:entrypoint.why": (
+        "The vllm/vllm-openai image already starts the server itself (`vllm serve` from "
+        "0.11.1, the API server module before), so the words after the image are its "
+        "arguments: vLLM stops with 'unrecognized arguments: serve ...'."
+    ),
+    "unknown-flag:entrypoint.fix": (
+        "Delete `vllm serve` after the image name (or give `--entrypoint` to docker)."
+    ),
     "unknown-flag:stray.title": "Stray value `{token}` in the command",
     "unknown-flag:stray.why": (
         "A value that follows no flag (often a flag lost to a line break or a missing "

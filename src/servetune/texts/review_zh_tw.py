@@ -55,6 +55,15 @@ TEXTS: dict[str, str] = {
         "我的 vLLM 是 {version}，沒有 `{token}`（它在 {first_seen} 才加入）。"
         "請依照 vLLM {version} 重寫這個指令。"
     ),
+    "unknown-flag:entrypoint.title": "映像檔名稱後面又寫了一次 `vllm serve`",
+    "unknown-flag:entrypoint.why": (
+        "vllm/vllm-openai 映像檔本身就會啟動伺服器（0.11.1 起是 `vllm serve`，之前是 API "
+        "server 模組），映像檔名稱後面的字都會被當成它的參數，vLLM 會以「unrecognized "
+        "arguments: serve ...」停下來。"
+    ),
+    "unknown-flag:entrypoint.fix": (
+        "刪掉映像檔名稱後面的 `vllm serve`（或改用 docker 的 `--entrypoint`）。"
+    ),
     "unknown-flag:stray.title": "指令裡有一個落單的值 `{token}`",
     "unknown-flag:stray.why": (
         "沒有跟在任何參數後面的值，會讓 vLLM 拒絕啟動。常見的原因是換行時把參數弄丟了，"

@@ -314,7 +314,7 @@ def parse_tokens(
     serve = _says_serve(located, table)
     builder = Builder(version=table, serve=serve)
     if located.repeated_entrypoint:
-        builder.issues.append(ParseIssue("unknown-flag", "vllm serve", None, "stray value"))
+        builder.issues.append(ParseIssue("unknown-flag", "vllm serve", None, "image entrypoint"))
     allow_positional = serve
     read_args(builder, located.args, allow_positional)
     cli_args, cli_order = dict(builder.args), list(builder.order)
