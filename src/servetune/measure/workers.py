@@ -30,6 +30,7 @@ from typing import Any
 from servetune.errors import UsageError
 from servetune.measure import bench
 from servetune.measure.bench import BenchConfig, Progress, RequestRecord
+from servetune.measure.client import run_event_loop
 from servetune.measure.workload import Prompt
 
 START_LEAD_S = 0.1  # the shared start lies this far ahead when it is sent to the workers
@@ -189,7 +190,7 @@ def _main(
     """A worker process: its share of the run, then its records back through `conn`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which decides
     try:
-        records = asyncio.run(_work(job, conn, stop, counters))
+        records = run_event_loop(_work(job, conn, stop, counters))  # uvloop where installed
         conn.send(("records", records))
     except Exception as exc:  # noqa: BLE001 - reported to the parent, which keeps the run
         conn.send(("failed", f"{type(exc).__name__}: {exc}"))
