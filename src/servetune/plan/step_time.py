@@ -29,7 +29,8 @@ with vLLM V1 and CUDA graphs; the 'held-out' records there were only predicted:
 - step overhead 2.4 ms: vLLM V1's per-step CPU work with CUDA graphs (scheduling, input
   preparation, sampling, output processing), the known miss of roofline-only simulators.
 - per request 8 us per step: input preparation and output processing grow with the batch.
-- request overhead 1.1 ms: arrival to schedulable (HTTP, tokenization), in TTFT only.
+- request overhead 1.1 ms: arrival to schedulable (HTTP, tokenization), in TTFT only; only two
+  calibration records have a TTFT, and fits land anywhere in 0.01-1.1 ms with the same errors.
 - --enforce-eager adds EAGER_LAUNCH_S_PER_LAYER (150 us, an assumption: ~15 kernel launches of
   ~10 us per layer) per layer per step: CUDA graphs are what hide those launches.
 - links: NVLink 3 (A100) 300 GB/s per direction, NVLink 4 (H100/H200) 450 GB/s, NVLink 5
