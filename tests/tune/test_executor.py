@@ -162,6 +162,8 @@ def test_a_lost_attempt_is_a_trial_of_its_own_before_its_retry(tmp_path: Path) -
     assert result.server_starts <= 4  # a lost attempt spends no start of the budget
     doc = output.document(result, tmp_path)
     assert doc["trials"][lost]["status"] == "lost"
+    assert "lost" in report.render(result, tmp_path)  # a row of the trials table
+    assert "lost" in output.summary_text(result, tmp_path)
 
 
 @pytest.mark.parametrize(("scale", "comparable"), [(0.99, True), (0.9, False)])
