@@ -11,7 +11,7 @@ import pytest
 from servetune.cli.main import main
 from servetune.measure.result_schema import ResultSummary
 from servetune.render.bench import bench_text, live_line
-from servetune.render.check import display_width
+from servetune.render.check import display_width, wrap
 from servetune.texts import Language
 
 from result_files import Setup, ours, write_runs
@@ -104,3 +104,24 @@ def test_accept_in_zh_tw(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert "only one knob changed" in english and "只改了一個參數" in chinese
     assert ("[pass]" in english) == ("[通過]" in chinese)
     assert len(english.splitlines()) == len(chinese.splitlines()) == 6
+
+
+@pytest.mark.parametrize("shift", range(12))
+def test_chinese_wrapping_keeps_punctuation_with_its_words(shift: int) -> None:
+    """Closing punctuation never starts a line, an opening bracket never ends one, nothing is
+    lost, and every line fits 80 columns, wherever the breaks happen to fall."""
+    text = (
+        "字" * shift
+        + (
+            "每一步最多處理 8192 個 token（取代 vLLM 在這裡的預設值 2048），所有正在跑的請求"
+            "共用這個預算：每個在解碼的請求佔 1 個，剩下的給新請求讀 prompt（prefill）。"
+            "設太小，GPU 吃不飽、首字延遲（TTFT）變長卻不會報錯；「unrecognized arguments」。"
+        )
+        * 2
+    )
+    lines = wrap(text, "    ", "原因：")
+    assert all(display_width(line) <= 80 for line in lines)
+    assert [line for line in lines[1:] if line.strip()[0] in "，。、；：？！）」"] == []
+    assert [line for line in lines if line.rstrip()[-1] in "（「"] == []
+    rebuilt = "".join(line.strip() for line in lines).removeprefix("原因：")
+    assert rebuilt.replace(" ", "") == text.replace(" ", "")

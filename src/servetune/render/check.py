@@ -53,23 +53,35 @@ def _pad(text: str, width: int) -> str:
 _UNITS = re.compile(r"\s+|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+|.")
 
 
+# Line-breaking rules for Chinese (kinsoku): closing punctuation never starts a line and
+# opening brackets never end one; the units around them move down together.
+_NO_LINE_START = frozenset("，。、；：？！）」』》〉】,.;:?!)")
+_NO_LINE_END = frozenset("（「『《〈【(")
+
+
+def _joined(units: list[tuple[str, str]]) -> str:
+    return "".join(gap + unit for gap, unit in units)
+
+
 def _wrap_wide(text: str, first_prefix: str, prefix: str) -> list[str]:
     lines: list[str] = []
-    line, width, space = first_prefix, display_width(first_prefix), False
-    bare = True  # nothing but the prefix on this line yet
+    head, units = first_prefix, []  # units: (the space before it or "", unit) on this line
+    space = False
     for unit in _UNITS.findall(text):
         if unit.isspace():
             space = True
             continue
-        cost = display_width(unit) + (1 if space and not bare else 0)
-        if width + cost > WIDTH and not bare:
-            lines.append(line)
-            line, width, bare = prefix, display_width(prefix), True
-            cost = display_width(unit)
-        line += (" " if space and not bare else "") + unit
-        width += cost
-        space, bare = False, False
-    lines.append(line)
+        units.append((" " if space and units else "", unit))
+        space = False
+        if display_width(head + _joined(units)) > WIDTH and len(units) > 1:
+            cut = len(units) - 1
+            while cut > 1 and (
+                units[cut][1][0] in _NO_LINE_START or units[cut - 1][1][-1] in _NO_LINE_END
+            ):
+                cut -= 1  # move one more unit down
+            lines.append(head + _joined(units[:cut]))
+            head, units = prefix, [("", units[cut][1]), *units[cut + 1 :]]
+    lines.append(head + _joined(units))
     return lines
 
 
@@ -87,10 +99,16 @@ def wrap(text: str, indent: str, first: str = "") -> list[str]:
     ) or [indent + first]
 
 
+def _heading(label: Label, key: str, text: str) -> str:
+    """`Model: ...`, `Hardware: ...` (a full-width colon in Chinese)."""
+    return label("heading", name=label(key), text=text)
+
+
 def _model_line(model: ModelFacts | None, label: Label) -> str:
     if model is None:
-        return f"{label('model')}: {label('none')}"
-    parts = [f"{model.model_id} ({model.source})"]
+        return _heading(label, "model", label("none"))
+    source = label(f"source.{model.source}")
+    parts = [label("model_source", model=model.model_id, source=source)]
     if model.num_attention_heads:
         parts.append(label("heads", heads=model.num_attention_heads, kv_heads=model.num_kv_heads))
     if model.max_model_len:
@@ -104,15 +122,15 @@ def _model_line(model: ModelFacts | None, label: Label) -> str:
         parts.append(label("experts", experts=model.num_experts))
     if model.is_mla:
         parts.append("MLA")
-    return f"{label('model')}: " + label("list_separator").join(parts)
+    return _heading(label, "model", label("list_separator").join(parts))
 
 
 def _hardware_line(machine: Hardware | None, label: Label) -> str:
     if machine is None:
-        return f"{label('hardware')}: {label('none')}"
+        return _heading(label, "hardware", label("none"))
     if machine.spec is None:
         gpus = label("gpu_count", count=machine.count, source=machine.source)
-        return f"{label('hardware')}: {gpus}"
+        return _heading(label, "hardware", gpus)
     spec = machine.spec
     gpus = label(
         "gpu_spec",
@@ -122,17 +140,17 @@ def _hardware_line(machine: Hardware | None, label: Label) -> str:
         capability=spec.compute_capability or "-",
         source=machine.source,
     )
-    return f"{label('hardware')}: {gpus}"
+    return _heading(label, "hardware", gpus)
 
 
 def _finding_lines(finding: Finding, label: Label, colour: bool) -> list[str]:
     mark = {"error": "x", "warning": "!", "info": "i"}[finding.severity]
     head = wrap(f"{finding.title} [{finding.rule}]", "  ", f"{mark} ")
     lines = [_paint(head[0], finding.severity, colour), *head[1:]]
-    lines += wrap(finding.why, "    ", f"{label('why')}: ")
-    lines += wrap(finding.fix, "    ", f"{label('fix')}: ")
+    lines += wrap(finding.why, "    ", _heading(label, "why", ""))
+    lines += wrap(finding.fix, "    ", _heading(label, "fix", ""))
     if finding.ask_ai:
-        lines += wrap(f'"{finding.ask_ai}"', "    ", f"{label('ask')}: ")
+        lines += wrap(f'"{finding.ask_ai}"', "    ", _heading(label, "ask", ""))
     return lines
 
 
@@ -193,7 +211,8 @@ def report_text(report: Report, *, colour: bool = False) -> str:
     lines = [_paint(verdict, "bold", colour), ""]
     lines += wrap(_model_line(report.model, label), "")
     lines += wrap(_hardware_line(report.hardware, label), "")
-    lines.append(f"{label('vllm')}: {report.command.version} ({report.command.version_source})")
+    version = f"{report.command.version} ({report.command.version_source})"
+    lines.append(_heading(label, "vllm", version))
     for severity in ("error", "warning", "info"):
         group = [f for f in report.findings if f.severity == severity]
         if group:

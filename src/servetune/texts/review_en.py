@@ -387,8 +387,7 @@ TEXTS: dict[str, str] = {
         "vLLM rejects. Which of the two did you mean to change?"
     ),
     "quant-unneeded.title": (
-        "{method} quantization is not needed here: the original checkpoint fits with room to "
-        "spare"
+        "{method} quantization is not needed here: the original checkpoint fits with room to spare"
     ),
     "quant-unneeded.why": (
         "On {machine} the original weights take about {weights} GiB per GPU and still leave a "
@@ -619,4 +618,11 @@ TEXTS: dict[str, str] = {
     "report.gpu_spec": (
         "{count}x {name} ({memory} GiB, compute capability {capability}, from {source})"
     ),
+    "report.heading": "{name}: {text}",
+    "report.model_source": "{model} ({source})",
+    "report.source.local": "local",
+    "report.source.hf-cache": "hf-cache",
+    "report.source.catalog": "catalog",
+    "report.source.inferred": "inferred",
+    "report.source.hub": "hub",
 }

@@ -584,4 +584,11 @@ TEXTS: dict[str, str] = {
     "report.list_separator": "，",
     "report.gpu_count": "{count}x GPU（來源：{source}）",
     "report.gpu_spec": "{count}x {name}（{memory} GiB，運算能力 {capability}，來源：{source}）",
+    "report.heading": "{name}：{text}",
+    "report.model_source": "{model}（{source}）",
+    "report.source.local": "本機資料夾",
+    "report.source.hf-cache": "Hugging Face 快取",
+    "report.source.catalog": "內建目錄",
+    "report.source.inferred": "依名稱推測",
+    "report.source.hub": "從 Hugging Face Hub 線上取得",
 }
