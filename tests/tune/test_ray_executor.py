@@ -2,8 +2,9 @@
 out GPU ids it was told about, on a machine with none), with the scheduler stand-in
 (tests/fakes/vllm_sim.py) as the server. Skipped without Ray (`pip install 'servetune[ray]'`).
 
-Kept small for a busy 2-core machine: 4 trials with short loads, one Ray start per test. Ray's
-own start (measured here: 6-22 s on 2 busy cores, ~90 MB) dominates.
+Kept small for a busy 2-core machine: 4 trials with short loads, one Ray start per test (the
+module takes ~70 s). Ray's own start dominates: 6-22 s on 2 busy cores; memory ~90 MB in this
+process and ~800 MB in Ray's processes with four workers (raylet, GCS, agents, workers).
 """
 
 from __future__ import annotations
