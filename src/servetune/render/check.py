@@ -65,7 +65,8 @@ def _joined(units: list[tuple[str, str]]) -> str:
 
 def _wrap_wide(text: str, first_prefix: str, prefix: str) -> list[str]:
     lines: list[str] = []
-    head, units = first_prefix, []  # units: (the space before it or "", unit) on this line
+    head = first_prefix
+    units: list[tuple[str, str]] = []  # (the space before it or "", unit) on this line
     space = False
     for unit in _UNITS.findall(text):
         if unit.isspace():
