@@ -158,7 +158,8 @@ def test_a_lost_attempt_is_a_trial_of_its_own_before_its_retry(tmp_path: Path) -
     statuses = [(t.status, t.flags["--max-num-batched-tokens"]) for t in result.trials]
     lost = statuses.index(("lost", "512"))
     assert ("ok", "512") in statuses[lost + 1 :]
-    assert result.trials[lost].root_cause and "NodeDiedError" in result.trials[lost].root_cause
+    cause = result.trials[lost].root_cause
+    assert cause and "NodeDiedError" in cause
     assert result.server_starts <= 4  # a lost attempt spends no start of the budget
     doc = output.document(result, tmp_path)
     assert doc["trials"][lost]["status"] == "lost"
@@ -190,6 +191,14 @@ def test_interference_check_falls_back_to_one_trial_per_node(
                          tmp_path)  # fmt: skip
     assert ("not comparable" in page) is not comparable
     assert ("無法與單獨執行的數字比較" in page) is not comparable
+
+
+def test_interference_check_without_room_says_so(tmp_path: Path) -> None:
+    events: list[str] = []
+    result = parallel.search(config(tmp_path, max_starts=3), FakeExecutor(slots=1), events.append,
+                             interference_check=True)  # fmt: skip
+    assert result.interference is None
+    assert "interference check: not run (never room for two trials at once)" in events
 
 
 def test_without_the_check_tune_json_has_no_interference(tmp_path: Path) -> None:

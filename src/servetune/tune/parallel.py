@@ -198,6 +198,8 @@ def search(
             on_event(interference_note(checked, config.language))
             if not checked.comparable:
                 executor.one_per_node()
+    if interference_check and checked is None:
+        on_event("interference check: not run (never room for two trials at once)")
     return _result(config, state, baseline, best, values=values, checked=checked)
 
 
