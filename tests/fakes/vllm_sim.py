@@ -40,6 +40,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 GIB = 1024**3
 BLOCK = 16
@@ -426,8 +427,8 @@ class SimServer:
 
     def _prompt_len(self, payload: dict[str, object], chat: bool) -> int:
         if chat:
-            messages = payload.get("messages") or []
-            text = " ".join(str(m.get("content", "")) for m in messages)  # type: ignore[union-attr]
+            messages = cast("list[dict[str, object]]", payload.get("messages") or [])
+            text = " ".join(str(m.get("content", "")) for m in messages)
         else:
             text = str(payload.get("prompt", ""))
         return max(1, len(text.split()))

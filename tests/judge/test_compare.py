@@ -15,10 +15,10 @@ from servetune.errors import UsageError
 from servetune.judge.compare import (
     HEADLINE,
     Comparison,
-    Side,
     compare,
     load_side,
 )
+from servetune.judge.runs import Side
 from servetune.measure import metrics
 from servetune.render.judge import comparison_text
 

@@ -192,7 +192,12 @@ def test_running_usage_on_every_event_is_read_without_parsing_the_event(
 ) -> None:
     parsed: list[bytes] = []
     real_load = stream._load
-    monkeypatch.setattr(stream, "_load", lambda p: parsed.append(p) or real_load(p))
+
+    def spy(payload: bytes) -> object:
+        parsed.append(payload)
+        return real_load(payload)
+
+    monkeypatch.setattr(stream, "_load", spy)
     events = [_vllm_event(" tok", spaced=False, usage=(5, i + 1), finish=False) for i in range(50)]
     tally, _ = _tally([(1.0, b"data: " + e + b"\n\n") for e in events])
     assert tally.chunk_tokens == list(range(1, 51))

@@ -37,13 +37,15 @@ def test_the_seed_question_in_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert doc["bound"] in ("kv-cache", "max-num-seqs", "max-num-batched-tokens", "compute",
                             "memory-bandwidth", "interconnect")  # fmt: skip
     assert doc["calibrated"] is False
-    changes = {w["change"] for w in doc["what_if"]}  # type: ignore[union-attr, index]
+    what_if = doc["what_if"]
+    assert isinstance(what_if, list)
+    changes = {w["change"] for w in what_if}
     assert {"tp x2", "replica x2", "--kv-cache-dtype fp8"} <= changes
     assert any("awq" in c or "fp8" in c for c in changes)
     batching = doc["batching"]
     assert isinstance(batching, dict)
     assert batching["continuous"]["output_throughput"] > batching["static"]["output_throughput"]
-    tp2 = next(w for w in doc["what_if"] if w["change"] == "tp x2")  # type: ignore[union-attr]
+    tp2 = next(w for w in what_if if w["change"] == "tp x2")
     assert "--tensor-parallel-size 2" in tp2["command"] and tp2["gpus"].startswith("2x")
     assert tp2["prediction"]["output_throughput"] > prediction["output_throughput"]
 

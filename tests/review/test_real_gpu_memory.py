@@ -16,6 +16,7 @@ import pytest
 
 from servetune.render.check import report_json, report_text
 from servetune.review.check import CheckOptions, Report, check_text
+from servetune.texts import Language
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "real_gpu_memory.json"
 CASES: list[dict[str, Any]] = json.loads(DATA.read_text(encoding="utf-8"))["cases"]
@@ -102,7 +103,7 @@ def test_the_known_gpt_oss_miss_is_fixed() -> None:
 
 
 @pytest.mark.parametrize("language", ["en", "zh-TW"])
-def test_the_report_says_where_the_estimate_is_rough(language: str) -> None:
+def test_the_report_says_where_the_estimate_is_rough(language: Language) -> None:
     options = CheckOptions(
         gpus="4xH100", vllm_version="0.9.2", detect_hardware=False, language=language
     )

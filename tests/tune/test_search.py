@@ -11,6 +11,7 @@ import pytest
 
 from servetune.tune import output, report
 from servetune.tune.capacity import Capacity, Probe
+from servetune.tune.limit import Limit
 from servetune.tune.search import TuneConfig, TuneResult, tune
 from servetune.tune.trial import EventSink, Targets, TrialResult, TrialSpec
 
@@ -42,7 +43,7 @@ class FakeRunner:
             return TrialResult(spec.index, flags, "failed-start", None, "failed-start",
                                "torch.OutOfMemoryError: CUDA out of memory", started=True)  # fmt: skip
         users = 10 if flags["--max-num-batched-tokens"] == "256" else 30
-        limit = "max-num-batched-tokens" if users == 10 else "kv-cache"
+        limit: Limit = "max-num-batched-tokens" if users == 10 else "kv-cache"
         found = Capacity(users, users + 1, 50.0 * users, users / 4, 0.97)
         return TrialResult(spec.index, flags, "ok", found, limit, None, probes(users),
                            started=True, start_s=20.0, measure_s=60.0)  # fmt: skip
