@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,27 @@ def test_plot_writes_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main([*BASE, "--concurrency", "16", "--plot", str(plot), *SEED]) == 0
     capsys.readouterr()
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_calibrate_fits_a_measured_run_and_reproduces_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from result_files import Setup, ours
+
+    setup = Setup(command="vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192", latency=2.0,
+                  requests=120, input_len=1000, output_tokens=200, request_rate="inf",
+                  max_concurrency=8)  # fmt: skip
+    first = ours(setup, seed=1)
+    # a consistent run: 8 users back to back last 120 x mean latency / 8 (Little's law)
+    busy = 120 * sum(first["latencies"]) / len(first["latencies"]) / 8
+    measured = ours(replace(setup, throughput=first["duration"] / busy), seed=1)
+    result = tmp_path / "run.json"
+    result.write_text(json.dumps(measured), encoding="utf-8")
+    argv = [*BASE, "--concurrency", "8", "--num-prompts", "120", "--format", "json"]
+    _, plain = _json(capsys, *argv, *SEED)
+    code, doc = _json(capsys, *argv, "--calibrate", str(result), *SEED)
+    assert code == 0 and doc["calibrated"] is True
+    assert str(doc["notes"][0]).startswith("calibrated on 1 run(s)")  # type: ignore[index]
+    got = doc["prediction"]["mean_tpot_ms"]  # type: ignore[index]
+    assert got != plain["prediction"]["mean_tpot_ms"]  # type: ignore[index]
+    assert got == pytest.approx(measured["mean_tpot_ms"], rel=0.15)
