@@ -14,7 +14,7 @@ def load(running: float, waiting: float, kv: float, preempted: float = 0) -> Loa
     return LoadSignals(10, running, running, waiting, waiting, kv, preempted)
 
 
-def limit_of(signals_: LoadSignals | None, users: int = 40, lag: float | None = 0.001) -> str:
+def limit_of(signals_: LoadSignals | None, users: int = 30, lag: float | None = 0.001) -> str:
     return diagnose(signals_, users=users, max_num_seqs=32, client_lag_p99_s=lag,
                     tightest_slo_s=0.05)  # fmt: skip
 
@@ -30,6 +30,11 @@ def test_each_limit_from_its_signature() -> None:
     assert limit_of(load(32, 0.5, 0.6), lag=0.02) == "client"  # 20 ms lag vs a 50 ms target
     assert limit_of(load(12, 20, 0.4), lag=0.02) == "max-num-batched-tokens"  # server evidence
     assert limit_of(None, lag=0.02) == "client"
+    # More users than slots: the cap holds requests back even when the gauges look calm or
+    # read nothing (requests shorter than the scrape interval).
+    assert limit_of(load(32, 0.2, 0.3), users=40) == "max-num-seqs"
+    assert limit_of(load(0, 0, 0), users=40) == "max-num-seqs"
+    assert limit_of(load(0, 0, 0), users=20) == "compute"
 
 
 def test_signals_summarize_samples() -> None:

@@ -87,14 +87,20 @@ def diagnose(
     """The limit a failing probe at `users` closed-loop users points to."""
     lag_limit = max(CLIENT_LAG_FLOOR_S, CLIENT_LAG_SHARE * tightest_slo_s)
     client = client_lag_p99_s is not None and client_lag_p99_s > lag_limit
-    if load is None or load.samples == 0:
+    # More users than sequence slots: in a closed loop the rest must wait, whatever the
+    # once-a-second gauges caught (short requests can come and go between two scrapes).
+    over_cap = users > max_num_seqs
+    if load is None or load.samples == 0 or not load.peak_running:
+        if over_cap:
+            return "max-num-seqs"
         return "client" if client else "compute"
     kv = load.peak_kv_cache_usage or 0.0
     queue = (load.mean_waiting or 0.0) >= max(1.0, WAITING_SHARE * users)
     running = load.peak_running or 0.0
     if (load.preemptions or 0) > 0 or (kv >= KV_FULL and queue):
         return "kv-cache"
-    if queue and running >= SEQS_CEILING_SHARE * max_num_seqs and kv < KV_ROOM:
+    pinned = running >= SEQS_CEILING_SHARE * max_num_seqs
+    if (queue or over_cap) and pinned and kv < KV_ROOM:
         return "max-num-seqs"
     if queue:  # waiting with free sequence slots: the KV cache or the step token budget
         return "max-num-batched-tokens" if kv < KV_ROOM else "kv-cache"
