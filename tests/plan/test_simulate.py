@@ -124,6 +124,10 @@ def test_the_decode_fast_path_gives_the_same_timings_as_stepping(
     monkeypatch.setattr(simulate, "_decode_run", lambda *a, now, next_arrival: (now, 0))
     slow = simulate_continuous(load, limits, context_cost)
     assert fast.steps == slow.steps and fast.preemptions == slow.preemptions
+    for name in ("mean_step", "peak_running", "peak_waiting", "kv_peak_fraction",
+                 "budget_full_fraction", "queued_with_free_seats"):  # fmt: skip
+        assert getattr(fast, name) == getattr(slow, name), name
+    assert fast.mean_running == pytest.approx(slow.mean_running)
     for a, b in zip(fast.requests, slow.requests, strict=True):
         assert (a.arrival, a.first_token, a.finish) == pytest.approx(
             (b.arrival, b.first_token, b.finish), rel=1e-9

@@ -138,6 +138,20 @@ class _Totals:
         seats = len(engine.running) < engine.limits.max_num_seqs
         self.queued_with_free_seats += bool(engine.waiting) and seats
 
+    def add_decodes(self, engine: _Engine, steps: int, context: int) -> None:
+        """`steps` decode-only steps of every running request (`context`: their summed
+        context over all those steps), as `add` would count them one by one."""
+        n = len(engine.running)
+        self.steps += steps
+        self.decode_seqs += n * steps
+        self.decode_context += context
+        self.running += n * steps
+        self.peak_running = max(self.peak_running, n)
+        self.peak_waiting = max(self.peak_waiting, len(engine.waiting))
+        self.budget_full += steps * (n >= engine.limits.max_num_batched_tokens)
+        seats = n < engine.limits.max_num_seqs
+        self.queued_with_free_seats += steps * (bool(engine.waiting) and seats)
+
     def mean_step(self) -> Step | None:
         if not self.steps:
             return None
@@ -383,13 +397,13 @@ def _decode_run(
     grow = sum((r.computed + most + size - 1) // size - r.blocks for r in reqs)
     if most < 2 or grow > engine.free_blocks:
         return now, 0
-    n, context, steps = len(reqs), sum(r.computed for r in reqs), 0
+    n, context, steps, total_context = len(reqs), sum(r.computed for r in reqs), 0, 0
     while steps < most and now < next_arrival:
-        step = Step(0, 0.0, n, context, n)
-        now += cost(step)
-        totals.add(step, engine, n)
+        now += cost(Step(0, 0.0, n, context, n))
+        total_context += context
         context += n
         steps += 1
+    totals.add_decodes(engine, steps, total_context)
     for r in reqs:
         r.computed += steps
         r.generated += steps
