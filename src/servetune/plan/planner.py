@@ -11,11 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from servetune import texts
 from servetune.errors import UsageError
 from servetune.judge import runs
 from servetune.plan import calibrate, predict, step_time, what_if
 from servetune.plan.simulate import Load
 from servetune.review.check import CheckOptions, Report, check_command
+from servetune.texts import Language
 from servetune.vllm import serve_command
 
 SCHEMA_VERSION = 1
@@ -42,7 +44,7 @@ class PlanResult:
     what_ifs: tuple[what_if.WhatIf, ...]
     static: predict.Prediction
     calibration: calibrate.Fit | None
-    notes: tuple[str, ...]
+    notes: tuple[Note, ...]
 
     @property
     def best(self) -> what_if.WhatIf | None:
@@ -108,30 +110,40 @@ def _calibrate(
     return calibrate.fit(usable)
 
 
-def _notes(report: Report, fit: calibrate.Fit | None) -> list[str]:
+@dataclass(frozen=True)
+class Note:
+    """One note of the answer: a text of the `plan` area and its facts (any language)."""
+
+    key: str
+    facts: tuple[tuple[str, object], ...] = ()
+
+    def text(self, lang: Language = "en") -> str:
+        return texts.format("plan", self.key, lang, **dict(self.facts))
+
+
+def _constants(e: step_time.Efficiency) -> tuple[tuple[str, object], ...]:
+    return (
+        ("bandwidth", f"{e.bandwidth:.2f}"),
+        ("compute", f"{e.compute:.2f}"),
+        ("step_ms", f"{1000 * e.step_overhead_s:.1f}"),
+        ("seq_us", f"{1e6 * e.per_seq_s:.0f}"),
+    )
+
+
+def _notes(report: Report, fit: calibrate.Fit | None) -> list[Note]:
     notes = []
     if fit is None:
-        d = step_time.Efficiency()
-        notes.append(
-            f"uncalibrated: the step-time constants are defaults fitted to published runs "
-            f"(bandwidth efficiency {d.bandwidth:.2f}, compute efficiency {d.compute:.2f}, "
-            f"{1000 * d.step_overhead_s:.1f} ms per step); give --calibrate RESULT measured on "
-            f"this setup for accurate numbers"
-        )
+        notes.append(Note("note.uncalibrated", _constants(step_time.Efficiency())))
     else:
         worst = max((abs(e) for errs in fit.errors.values() for e in errs.values()), default=0.0)
-        e = fit.efficiency
-        notes.append(
-            f"calibrated on {len(fit.errors)} run(s): bandwidth efficiency {e.bandwidth:.2f}, "
-            f"compute efficiency {e.compute:.2f}, {1000 * e.step_overhead_s:.1f} ms per step, "
-            f"{1e6 * e.per_seq_s:.0f} us per request per step; largest error on those runs "
-            f"{100 * worst:.0f}%"
-        )
+        facts = (("runs", len(fit.errors)), *_constants(fit.efficiency),
+                 ("worst", f"{100 * worst:.0f}"))  # fmt: skip
+        notes.append(Note("note.calibrated", facts))
     model = report.model
     if model is not None and model.is_moe:
-        notes.append("MoE: tokens are assumed to be routed evenly over the experts")
+        notes.append(Note("note.moe"))
     if model is not None and model.is_mla:
-        notes.append("MLA: attention cost is approximated from the latent dimensions")
+        notes.append(Note("note.mla"))
     return notes
 
 
@@ -222,5 +234,5 @@ def result_json(result: PlanResult) -> dict[str, object]:
             "static": prediction_json(result.static),
         },
         "calibrated": result.calibration is not None,
-        "notes": list(result.notes),
+        "notes": [note.text("en") for note in result.notes],
     }

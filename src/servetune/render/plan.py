@@ -201,7 +201,7 @@ def plan_text(result: PlanResult, lang: Language = "en") -> str:
     if result.notes:
         lines += ["", _t("notes", lang)]
         for note in result.notes:
-            lines += wrap(note, "  ", "- ")
+            lines += wrap(note.text(lang), "  ", "- ")
     return "\n".join(lines) + "\n"
 
 

@@ -62,4 +62,23 @@ TEXTS: dict[str, str] = {
     "answer.best.none": "No what-if could be predicted for this configuration.",
     "notes": "Notes:",
     "plot.saved": "Plot written to {path}.",
+    "note.uncalibrated": (
+        "uncalibrated: the step-time constants are defaults fitted to published runs "
+        "(bandwidth efficiency {bandwidth}, compute efficiency {compute}, {step_ms} ms per "
+        "step, {seq_us} us per request per step); give --calibrate RESULT measured on this "
+        "setup for accurate numbers"
+    ),
+    "note.calibrated": (
+        "calibrated on {runs} run(s): bandwidth efficiency {bandwidth}, compute efficiency "
+        "{compute}, {step_ms} ms per step, {seq_us} us per request per step; largest error "
+        "on those runs {worst}%"
+    ),
+    "note.moe": (
+        "MoE: tokens are assumed to be routed evenly over the experts (not validated against "
+        "published MoE runs)"
+    ),
+    "note.mla": (
+        "MLA: attention cost is approximated from the latent dimensions (not validated "
+        "against published MLA runs)"
+    ),
 }

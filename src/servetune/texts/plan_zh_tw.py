@@ -60,4 +60,15 @@ TEXTS: dict[str, str] = {
     "answer.best.none": "這個設定沒有任何可預測的改動。",
     "notes": "附註：",
     "plot.saved": "圖已寫入 {path}。",
+    "note.uncalibrated": (
+        "未校準：每步耗時的常數是依公開測量結果擬合的預設值（頻寬效率 {bandwidth}、運算效率 "
+        "{compute}、每步 {step_ms} ms、每個請求每步 {seq_us} us）；要得到準確的數字，請用 "
+        "--calibrate RESULT 提供在這套環境上量到的結果"
+    ),
+    "note.calibrated": (
+        "已依 {runs} 次測量校準：頻寬效率 {bandwidth}、運算效率 {compute}、每步 {step_ms} "
+        "ms、每個請求每步 {seq_us} us；在這些測量上的最大誤差 {worst}%"
+    ),
+    "note.moe": "MoE：假設 token 平均分配給各個專家（尚未用公開的 MoE 測量結果驗證）",
+    "note.mla": "MLA：注意力的成本由潛在維度估算（尚未用公開的 MLA 測量結果驗證）",
 }
