@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import cast
 
 import pytest
 
-from servetune.cli.main import main
+from servetune.cli.main import COMMANDS, build_parser, main
 from servetune.measure.result_schema import ResultSummary
 from servetune.render.bench import bench_text, live_line
 from servetune.render.check import display_width, wrap
@@ -125,3 +126,16 @@ def test_chinese_wrapping_keeps_punctuation_with_its_words(shift: int) -> None:
     assert [line for line in lines if line.rstrip()[-1] in "（「"] == []
     rebuilt = "".join(line.strip() for line in lines).removeprefix("原因：")
     assert rebuilt.replace(" ", "") == text.replace(" ", "")
+
+
+def test_every_command_takes_lang() -> None:
+    """Every command prints words, so every command speaks both languages (`--lang`)."""
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    without = [
+        name
+        for name, sub in commands.choices.items()
+        if not any("--lang" in action.option_strings for action in sub._actions)
+    ]
+    assert len(commands.choices) == len(COMMANDS) >= 7
+    assert without == []
