@@ -33,7 +33,7 @@ body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#22
 h1{font-size:1.5em}h2{font-size:1.15em;margin-top:1.6em}
 table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #ccc;padding:.3em .6em}
 th{background:#f3f3f3}td.num{text-align:right}.best{background:#eef8ee}
-pre{background:#f7f7f7;padding:.8em;overflow-x:auto}.add{color:#1a7f37}.del{color:#cf222e}
+pre{background:#f7f7f7;padding:.8em;white-space:pre-wrap;overflow-wrap:anywhere}.add{color:#1a7f37}.del{color:#cf222e}
 .plots{display:flex;flex-wrap:wrap;gap:1em}.plot{width:520px;max-width:100%}
 """
 
