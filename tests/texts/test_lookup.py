@@ -29,6 +29,11 @@ def test_an_unknown_key_names_the_area_and_the_key() -> None:
         texts.get("review", "report.nope", "zh-TW")
 
 
+def test_a_missing_fact_names_the_text_and_the_fact() -> None:
+    with pytest.raises(KeyError, match=r"text 'report\.warn' in area 'review' needs the fact 'n'"):
+        texts.format("review", "report.warn", "en", count=3)
+
+
 def test_has() -> None:
     assert texts.has("review", "dash-typo.title")
     assert not texts.has("review", "model-unknown.ask_ai")  # nothing to ask an AI: no text

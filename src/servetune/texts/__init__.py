@@ -62,4 +62,7 @@ def get(area: Area, key: str, language: Language = "en") -> str:
 
 def format(area: Area, key: str, language: Language = "en", /, **facts: object) -> str:
     """The text of `key` in `language`, with its placeholders filled from `facts`."""
-    return get(area, key, language).format(**facts)
+    try:
+        return get(area, key, language).format(**facts)
+    except KeyError as missing:
+        raise KeyError(f"text {key!r} in area {area!r} needs the fact {missing}") from None
