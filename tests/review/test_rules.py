@@ -105,6 +105,12 @@ NEAR_MISSES: list[tuple[str, str, str | None, str | None]] = [
     ),
     ("quant-unneeded", "vllm serve openai/gpt-oss-20b --max-num-seqs 8", "1xH100", None),
     ("quant-unneeded", f"{Q7}-AWQ --max-model-len 4096 --max-num-seqs 64", "1xL4", None),
+    (
+        "quant-unneeded",
+        f"{Q7} --quantization awq --max-model-len 4096 --max-num-seqs 64",
+        "1xH100",
+        None,
+    ),
     ("dash-typo", f"{Q7} --max-model-len 4096", "1xA100-80GB", None),
     ("unknown-flag", f"{Q7} --max-num-seqs 64 -tp 1", "1xA100-80GB", None),
     ("unknown-flag", f"{Q7} --kv-cache-memory-bytes 1G", "1xA100-80GB", "0.11.0"),

@@ -567,6 +567,8 @@ def quant_unneeded(ctx: Context) -> Iterator[Hit]:
     method = _effective_method(ctx)
     if model is None or method is None or method == "mxfp4" or hw is None or hw.spec is None:
         return  # gpt-oss ships MXFP4 only: there is no original to fall back to
+    if model.quantization is None and s.quantization not in _ONLINE_METHODS:
+        return  # AWQ/GPTQ asked of a plain checkpoint: quant-on-unquantized says what is wrong
     native_fp8 = (hw.spec.capability or 0) >= _NATIVE_FP8_CAPABILITY
     if _family(method) == "fp8" and native_fp8:
         return
