@@ -48,6 +48,7 @@ TEXTS: dict[str, str] = {
     "summary.none": "no capacity (nothing met the targets)",
     "summary.limit": "limit: {limit}",
     "summary.trials": "Trials:",
+    "summary.users": "users",
     "summary.starts": ("{starts} server starts; {start_s} starting, {measure_s} measuring"),
     "summary.report": "Report: {path}",
     "summary.next": "Next step: {text}",

@@ -33,6 +33,7 @@ TEXTS: dict[str, str] = {
     "summary.none": "沒有容量（沒有任何負載達到目標）",
     "summary.limit": "瓶頸：{limit}",
     "summary.trials": "試驗：",
+    "summary.users": "位使用者",
     "summary.starts": "伺服器啟動 {starts} 次；啟動花了 {start_s}，量測花了 {measure_s}",
     "summary.report": "報告：{path}",
     "summary.next": "下一步：{text}",

@@ -109,11 +109,11 @@ def _limit_words(trial: TrialResult, language: Language) -> str:
     return f"{trial.limit} ({_t('limit.' + trial.limit, language)})"
 
 
-def _trial_row(trial: TrialResult, baseline: TrialResult) -> str:
+def _trial_row(trial: TrialResult, baseline: TrialResult, language: Language) -> str:
     diff = ", ".join(f"{f} {v}" for f, _, v in changes(trial.flags, baseline.flags)) or "-"
     users = trial.capacity.max_concurrency if trial.capacity else "-"
-    return (f"  {trial.index + 1:>2}. {trial.status:<15} {users!s:>5} users  "
-            f"{trial.limit or '-':<22} {diff}")  # fmt: skip
+    return (f"  {trial.index + 1:>2}. {trial.status:<15} {users!s:>5} "
+            f"{_t('summary.users', language)}  {trial.limit or '-':<22} {diff}")  # fmt: skip
 
 
 def summary_text(result: TuneResult, output: Path) -> str:
@@ -132,7 +132,7 @@ def summary_text(result: TuneResult, output: Path) -> str:
             "  " + _t("summary.no-diff", language)
         ]
     lines += ["", _t("summary.trials", language)]
-    lines += [_trial_row(t, baseline) for t in result.trials]
+    lines += [_trial_row(t, baseline, language) for t in result.trials]
     lines += [
         "",
         _t("summary.starts", language, starts=result.server_starts,

@@ -98,7 +98,8 @@ def _plot(result: TuneResult, value: str) -> str:
     ax.set_xlabel("concurrent users (closed loop)")
     ax.set_xscale("log", base=2)
     ax.grid(visible=True, alpha=0.3)
-    ax.legend(fontsize="x-small")
+    if ax.get_legend_handles_labels()[0]:  # no curve when no configuration was measured
+        ax.legend(fontsize="x-small")
     return _svg_uri(fig)
 
 
