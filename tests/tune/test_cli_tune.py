@@ -11,6 +11,7 @@ import pytest
 from servetune.cli.main import main
 from servetune.tune import search
 from servetune.tune.capacity import Capacity
+from servetune.tune.limit import Limit
 from servetune.tune.trial import EventSink, TrialResult, TrialSpec
 
 COMMAND = ["--", "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct-AWQ", "--max-num-batched-tokens", "256"]
@@ -20,7 +21,7 @@ def capacity_by_budget(spec: TrialSpec, _: EventSink) -> TrialResult:
     """10 users with a 256-token step budget, 30 from 512 on (no server)."""
     users = 10 if spec.flags["--max-num-batched-tokens"] == "256" else 30
     found = Capacity(users, users + 1, 50.0 * users, users / 4, 0.97)
-    limit = "max-num-batched-tokens" if users == 10 else "compute"
+    limit: Limit = "max-num-batched-tokens" if users == 10 else "compute"
     return TrialResult(spec.index, spec.flags, "ok", found, limit, None, started=True)
 
 
