@@ -594,6 +594,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"clients: {', '.join(names)}; {os.cpu_count()} CPUs; {_load_average()}")
     started = time.perf_counter()
     become_subreaper()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the stub on the way out
     with _workdir(args.keep) as workdir:
         runner = Runner(workdir, lock)
         scenarios = _chosen_scenarios(args)

@@ -2,6 +2,8 @@
 
 `SseParser.feed` takes body bytes as they arrive and returns the `data:` payloads of the
 events they complete. `read_event` interprets one payload of a completions or chat stream.
+`StreamTally` does both for a load test's hot path, parsing in full only the events that differ
+from an earlier parsed one by more than their text (and running usage).
 """
 
 from __future__ import annotations
