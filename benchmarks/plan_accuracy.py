@@ -29,6 +29,7 @@ import argparse
 import asyncio
 import fcntl
 import json
+import os
 import statistics
 import sys
 import time
@@ -84,6 +85,7 @@ CPU_LOADS = (  # request counts sized for ~4-7 s a run on this machine
     CpuLoad("c8 64/128", 64, 128, 64, concurrency=8),
 )
 ROUNDS = 5  # every load is measured this many times, interleaved; the median counts
+SERVER_NICE = 10
 
 
 @contextmanager
@@ -128,6 +130,9 @@ def measure_cpu(loads: Sequence[CpuLoad], rounds: int = ROUNDS) -> dict[str, obj
         raise SystemExit(problem)
     samples: dict[str, list[dict[str, float]]] = {load.name: [] for load in loads}
     with vllm_lock(), vllm_cpu.start_server(SERVER_FLAGS) as server:
+        # the client first: a starved client stamps late chunks, which moves time from TPOT
+        # into TTFT (the server's whole group runs at a lower priority; the loads are the same)
+        os.setpriority(os.PRIO_PGRP, server.pgid, SERVER_NICE)
         lines = vllm_log.read_lines(server.log_text())
         kv_tokens = vllm_log.reported(lines).kv_cache_tokens
         for round_ in range(rounds):
@@ -138,7 +143,8 @@ def measure_cpu(loads: Sequence[CpuLoad], rounds: int = ROUNDS) -> dict[str, obj
                 print(f"  round {round_ + 1} {load.name}: {_short(got)} "
                       f"({time.monotonic() - start:.0f} s)", flush=True)  # fmt: skip
     runs = {name: _median_run(s) for name, s in samples.items()}
-    return {"kv_cache_tokens": kv_tokens, "flags": SERVER_FLAGS, "runs": runs, "samples": samples}
+    return {"kv_cache_tokens": kv_tokens, "flags": SERVER_FLAGS, "nice": SERVER_NICE,
+            "runs": runs, "samples": samples}  # fmt: skip
 
 
 def _short(got: dict[str, float]) -> str:
