@@ -18,13 +18,16 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from servetune.errors import UsageError
 from servetune.measure import prepare, schedule, server_metrics
 from servetune.measure.client import ClientLimits, Endpoint, HttpClient, RequestFailed, json_body
 from servetune.measure.stream import MalformedStream, StreamFailed, StreamTally
 from servetune.measure.workload import Prompt, WorkloadSpec
+
+if TYPE_CHECKING:  # workers builds on this module
+    from servetune.measure.workers import WorkerPool
 
 EndpointPath = Literal["/v1/completions", "/v1/chat/completions"]
 Clock = Callable[[], float]
@@ -421,6 +424,30 @@ async def run_bench(
 _SCRAPE_TIMEOUT_S = 10.0  # a loaded server answers /metrics late; a lost sample is a gap
 
 
+def _pool(plan: prepare.Plan) -> WorkerPool | None:
+    """The worker processes for `workers` > 1, started now: they get ready during warm-up."""
+    if plan.config.workers < 2:
+        return None
+    from servetune.measure.workers import WorkerPool, jobs  # it builds on this module
+
+    usage = plan.version is not None
+    return WorkerPool(jobs(plan.config, plan.measured, plan.arrivals, continuous_usage=usage))
+
+
+def _reporter(
+    runner: _Runner,
+    pool: WorkerPool | None,
+    total: int | None,
+    progress: Callable[[Progress], None],
+) -> asyncio.Task[None]:
+    snapshot = (
+        functools.partial(pool.snapshot, runner.start, total)
+        if pool is not None
+        else functools.partial(_snapshot, runner, total)
+    )
+    return asyncio.create_task(_report_progress(snapshot, progress))
+
+
 async def _measure(
     plan: prepare.Plan,
     client: HttpClient,
@@ -435,12 +462,7 @@ async def _measure(
         config, client, clock, continuous_usage=plan.version is not None,
         concurrency=config.max_concurrency,
     )  # fmt: skip
-    pool = None
-    if config.workers > 1:
-        from servetune.measure.workers import WorkerPool, jobs  # it builds on this module
-
-        usage = plan.version is not None
-        pool = WorkerPool(jobs(config, plan.measured, plan.arrivals, continuous_usage=usage))
+    pool = _pool(plan)
     sampler = server_metrics.Sampler(client, clock, config.metrics_interval_s, _SCRAPE_TIMEOUT_S)
     background: list[asyncio.Task[None]] = []
     try:
@@ -448,15 +470,10 @@ async def _measure(
             await _warm_up(runner, plan.warmup)
         await sampler.scrape()  # the counters before the run
         runner.start = await pool.begin() if pool is not None else clock()
-        total = None if config.duration_s is not None else len(plan.measured)
         background.append(asyncio.create_task(sampler.every()))
         if progress is not None:
-            snapshot = (
-                functools.partial(pool.snapshot, runner.start, total)
-                if pool is not None
-                else functools.partial(_snapshot, runner, total)
-            )
-            background.append(asyncio.create_task(_report_progress(snapshot, progress)))
+            total = None if config.duration_s is not None else len(plan.measured)
+            background.append(_reporter(runner, pool, total, progress))
         if pool is None:
             await drive(runner, plan.measured, plan.arrivals, stop)
         else:
@@ -469,9 +486,22 @@ async def _measure(
         if pool is not None:
             pool.close()
     await sampler.scrape()  # the counters after the run
+    lost = pool is not None and pool.lost
+    return _outcome(plan, runner, sampler, limits, duration, partial=stop.is_set() or lost)
+
+
+def _outcome(
+    plan: prepare.Plan,
+    runner: _Runner,
+    sampler: server_metrics.Sampler,
+    limits: ClientLimits,
+    duration: float,
+    *,
+    partial: bool,
+) -> BenchRun:
     samples = sampler.samples(runner.start)
     return BenchRun(
-        config=config,
+        config=plan.config,
         date=plan.date,
         records=runner.records,
         duration_s=duration,
@@ -480,10 +510,10 @@ async def _measure(
         tokenizer_mode=plan.tokenizer_mode,
         server_version=plan.version,
         limits=limits,
-        partial=stop.is_set() or (pool is not None and pool.lost),
+        partial=partial,
         prompt_seed=plan.prompt_seed,
         prefix_cache_reset=plan.prefix_cache_reset,
-        workers=config.workers,
+        workers=plan.config.workers,
     )
 
 
