@@ -51,6 +51,10 @@ def test_usage_errors_exit_2(
 def test_no_command_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(base(tmp_path)) == 2
     assert "no command to tune" in capsys.readouterr().err
+    given = tmp_path / "cmd.txt"
+    given.write_text("vllm serve m\n")
+    assert main([*base(tmp_path), "--file", str(given), *COMMAND]) == 2
+    assert "not both" in capsys.readouterr().err
 
 
 def _with(runner: object, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -68,7 +72,11 @@ def test_text_summary_and_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _with(capacity_by_budget, monkeypatch)
-    assert main([*base(tmp_path), "--lang", "zh-TW", *COMMAND]) == 0
+    pasted = tmp_path / "cmd.txt"  # a command copied from a chat, continuation and all
+    pasted.write_text(
+        "$ vllm serve Qwen/Qwen2.5-7B-Instruct-AWQ \\\n  --max-num-batched-tokens 256\n"
+    )
+    assert main([*base(tmp_path), "--lang", "zh-TW", "--file", str(pasted)]) == 0
     out = capsys.readouterr()
     assert out.out.startswith("你的指令：目標內 10 位使用者")
     assert "--max-num-batched-tokens: 256 -> 512" in out.out

@@ -7,6 +7,7 @@ Exit codes: 0 a best configuration was found; 1 none met the targets; 2 bad usag
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from servetune.cli.options import (
     positive_float,
     positive_int,
     ratio,
+    read_file,
     write_json,
 )
 from servetune.errors import UsageError
@@ -42,6 +44,11 @@ def _add_server(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--vllm-version", metavar="X.Y.Z", help="vLLM release to review for")
     g.add_argument("--ready-timeout", type=positive_float, default=1800.0, metavar="S",
                    help="a start not ready after S seconds has failed (default 1800)")  # fmt: skip
+    g.add_argument("--file", metavar="PATH", help="read the command from a file ('-' = stdin)")
+    g.add_argument("--model-config", metavar="PATH", type=Path, help="config.json or its folder")
+    g.add_argument("--online", action="store_true", help="fetch unknown configs from the HF Hub")
+    g.add_argument("--force", action="store_true",
+                   help="start configurations despite check's error findings")  # fmt: skip
     add_language_argument(g)  # type: ignore[arg-type]
 
 
@@ -97,10 +104,7 @@ class TuneArgs:
 
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> Self:
-        if not ns.serve_command:
-            hint = "put it after `--`: servetune tune ... -- vllm serve MODEL ..."
-            raise UsageError("no command to tune", hint)
-        return cls(tuple(ns.serve_command), ns, language_of(ns), OutputArgs.from_namespace(ns))
+        return cls(_command_words(ns), ns, language_of(ns), OutputArgs.from_namespace(ns))
 
     def config(self) -> TuneConfig:
         from servetune.launch.launcher import find_vllm
@@ -125,16 +129,34 @@ class TuneArgs:
             random_range_ratio=ns.random_range_ratio,
         )  # fmt: skip
         knobs = dict(parse_knob(k) for k in ns.knob) if ns.knob else None
-        command = self.command
-        if len(command) == 1 and " " in command[0]:
-            command = tuple(command[0].split())
+        targets = Targets(parse_slo(ns.slo, "--slo", _SLO_KEYS), ns.slo_percentile)
         return TuneConfig(
-            argv=command, targets=Targets(parse_slo(ns.slo, "--slo", _SLO_KEYS), ns.slo_percentile),
+            argv=self.command, targets=targets,
             output=ns.output, vllm=find_vllm(ns.vllm), workload=workload,
             endpoint=ns.endpoint, seed=ns.seed, gpus=ns.gpus, vllm_version=ns.vllm_version,
             language=self.language, ready_timeout_s=ns.ready_timeout, knobs=knobs,
-            max_starts=ns.max_starts, repeats=ns.repeats,
+            max_starts=ns.max_starts, repeats=ns.repeats, model_config=ns.model_config,
+            online=ns.online, force=ns.force,
         )  # fmt: skip
+
+
+def _command_words(ns: argparse.Namespace) -> tuple[str, ...]:
+    """The command to tune: the words after `--` (or one quoted word), or --file's text."""
+    from servetune.vllm.serve_command import tokens_from_text
+
+    words = list(ns.serve_command or [])
+    if ns.file is not None:
+        if words:
+            raise UsageError("give the command either after `--` or with --file, not both")
+        hint = "check the path given to --file"
+        text = sys.stdin.read() if ns.file == "-" else read_file(Path(ns.file), hint)
+        return tuple(tokens_from_text(text))
+    if not words:
+        hint = "put it after `--`: servetune tune ... -- vllm serve MODEL ..."
+        raise UsageError("no command to tune", hint)
+    if len(words) == 1 and " " in words[0]:
+        return tuple(tokens_from_text(words[0]))  # the whole command passed as one word
+    return tuple(words)
 
 
 class _Progress:

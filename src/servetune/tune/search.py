@@ -60,6 +60,9 @@ class TuneConfig:
     knobs: Mapping[str, tuple[str, ...]] | None = None  # None: the default knobs
     max_starts: int = 12
     repeats: int = 2
+    model_config: Path | None = None  # check's --model-config
+    online: bool = False
+    force: bool = False  # start configurations despite check's error findings
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,8 @@ class _State:
             vllm_version=config.vllm_version,
             language=config.language,
             detect_hardware=config.gpus is None,
+            model_config=config.model_config,
+            online=config.online,
         )
         report = check_command(command, options)
         flags = effective_flags(command, report.settings)
@@ -189,7 +194,7 @@ class _State:
         self.seen.add(json.dumps(dict(sorted(spec.flags.items()))))
         index = len(self.trials)
         self.on_event(f"trial {index + 1}: " + _changed(candidate.changes))
-        if candidate.report.errors:
+        if candidate.report.errors and not self.config.force:
             result = TrialResult(index, spec.flags, "failed-start", None, "failed-start",
                                  "check: " + candidate.report.errors[0].title)  # fmt: skip
         else:
