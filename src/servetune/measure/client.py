@@ -108,6 +108,7 @@ class ClientLimits:
 
 
 BodySink = Callable[[float, bytes], None]
+_READ_SIZE = 1 << 16
 _HEAD_LIMIT = 1 << 16
 
 
@@ -148,7 +149,7 @@ class _Exchange:
             self.future.set_exception(exc)
 
 
-class _Connection(asyncio.Protocol):
+class _Connection(asyncio.BufferedProtocol):
     """One keep-alive HTTP/1.1 connection. Responses are parsed inside `data_received`: a
     streamed chunk costs one callback from the event loop, not a task switch."""
 
@@ -161,6 +162,13 @@ class _Connection(asyncio.Protocol):
         self._head = b""
         self._decoder = ChunkedDecoder()
         self._skip = b""  # the end of a last chunk's CRLF, when it had not arrived yet
+        self._view = memoryview(bytearray(_READ_SIZE))  # reads land here: no big bytes per read
+
+    def get_buffer(self, sizehint: int) -> memoryview:  # noqa: ARG002 - asyncio's signature
+        return self._view
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.data_received(self._view[:nbytes].tobytes())
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # a TCP (or TLS) stream
