@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+from servetune.measure.workload import WorkloadSpec
 from servetune.tune import capacity as cap
+from servetune.tune.limit import LoadSignals
+from servetune.tune.trial import Targets, TrialSpec, measure
 
 
 def fake_probe(true_capacity: int, seen: list[int]) -> cap.Search:
@@ -62,3 +67,36 @@ def test_binomial_cdf_matches_known_values() -> None:
     assert cap.binomial_cdf(0, 10, 0.5) == pytest.approx(1 / 1024)
     assert cap.binomial_cdf(5, 10, 0.5) == pytest.approx(638 / 1024)
     assert cap.binomial_cdf(10, 10, 0.5) == 1.0
+
+
+def test_a_trial_repeats_at_its_capacity_and_names_unreachable_targets(tmp_path: Path) -> None:
+    spec = TrialSpec(0, ("vllm",), {"--max-num-seqs": "8"}, "m", WorkloadSpec(),
+                     "/v1/completions", 0, Targets({"ttft": 400.0}), tmp_path, "vllm",
+                     repeats=3, max_num_seqs=8)  # fmt: skip
+    calls: list[tuple[int, int]] = []
+
+    def prober(truth: int) -> Callable[[int, int], cap.Probe]:
+        def probe(users: int, repeat: int) -> cap.Probe:
+            calls.append((users, repeat))
+            return _probe(users, truth, repeat)
+
+        return probe
+
+    result = measure(spec, prober(12))
+    assert result.status == "ok" and result.capacity is not None
+    assert result.capacity.max_concurrency == 12
+    assert [c for c in calls if c[1] > 0] == [(12, 1), (12, 2)]  # repeats at the capacity
+    assert result.limit == "max-num-seqs" and result.runs == len(calls)
+    calls.clear()
+    nothing = measure(spec, prober(0))
+    assert nothing.status == "slo-unreachable" and nothing.limit == "slo-unreachable"
+    assert all(repeat == 0 for _, repeat in calls)
+
+
+def _probe(users: int, truth: int, repeat: int) -> cap.Probe:
+    ok = users <= truth
+    misses = {"ttft": (0 if ok else 30, 50)}
+    passed, sure = cap.verdict(misses, 0, 99)
+    load = LoadSignals(8, 8, 8, 20, 10, 0.4, 0)  # every slot busy, a queue, KV room
+    return cap.Probe(users, repeat, 50, 0, {"ttft": 300.0}, misses, 100.0, 2.0, 1.0, None,
+                     passed, sure, load, 0.001)  # fmt: skip
