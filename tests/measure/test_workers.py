@@ -53,9 +53,13 @@ def test_one_and_two_workers_make_the_same_run(stub: ThreadedStub) -> None:
     assert a.completed == b.completed == 40 and a.failed == b.failed == 0
     assert a.total_output_tokens == b.total_output_tokens == sum(r.max_tokens for r in one.records)
     assert a.total_input_tokens == b.total_input_tokens
-    # Statistics within noise: the stub answers after 40 ms, then every 10 ms.
-    for dist, expected in ((a.ttft, 40), (b.ttft, 40), (a.tpot, 10), (b.tpot, 10)):
-        assert dist.median is not None and dist.median * 1000 == pytest.approx(expected, abs=12)
+    # Statistics within noise: the stub answers after 40 ms, then every 10 ms; a busy machine
+    # adds delay (never removes it) and the two runs see the same machine.
+    ttft = [d.median * 1000 for d in (a.ttft, b.ttft) if d.median is not None]
+    tpot = [d.median * 1000 for d in (a.tpot, b.tpot) if d.median is not None]
+    assert len(ttft) == len(tpot) == 2
+    assert all(38 < t < 80 for t in ttft) and abs(ttft[0] - ttft[1]) < 20
+    assert all(9 < t < 25 for t in tpot) and abs(tpot[0] - tpot[1]) < 6
     # Sent on schedule from both processes (a busy 2-core machine: a loose bound).
     for s in (a, b):
         assert s.send_lag.median is not None and s.send_lag.median < 0.05
