@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import pytest
 from servetune.cli.main import main
 from servetune.errors import UsageError
 from servetune.measure import workers
-from servetune.measure.bench import BenchConfig, BenchRun, run_bench
+from servetune.measure.bench import BenchConfig, BenchRun, Progress, run_bench
 from servetune.measure.results import document, summarize
 from servetune.measure.workload import Prompt, WorkloadSpec
 
@@ -127,3 +128,24 @@ def test_the_cli_runs_workers_into_one_result_file(stub: ThreadedStub, tmp_path:
     assert block["workers"] == 2 and block["config"]["workers"] == 2
     assert block["prefix_cache"]["prompt_seed"] == 4
     assert [r["index"] for r in block["requests"]] == list(range(10))
+
+
+@pytest.mark.parametrize("rate", [math.inf, 40.0])
+def test_timed_runs_share_out_too(stub: ThreadedStub, rate: float) -> None:
+    """--duration: a closed loop (each worker keeps its slots busy) or a timed schedule."""
+    extra: dict[str, Any] = {"duration_s": 1.5, "request_rate": rate, "max_concurrency": 4}
+    cfg = config(stub, 2, num_prompts=10)
+    run = asyncio.run(run_bench(BenchConfig(**{**cfg.__dict__, **extra})))
+    indices = [r.index for r in run.records]
+    assert len(indices) == len(set(indices)) > 4 and not run.partial
+    assert {i % 2 for i in indices} == {0, 1}  # both workers sent
+    assert all(r.ok for r in run.records if r.sent_s is not None and r.sent_s < 1.2)
+
+
+def test_progress_comes_from_every_worker(stub: ThreadedStub) -> None:
+    seen: list[Progress] = []
+    run = asyncio.run(run_bench(config(stub, 2, num_prompts=30), progress=seen.append))
+    assert len(run.records) == 30 and seen
+    assert all(p.total == 30 and p.done + p.failed <= 30 for p in seen)
+    assert max(p.done for p in seen) >= 5  # snapshots every 0.5 s over a 1.5 s run
+    assert max(p.output_tokens for p in seen) > 0
