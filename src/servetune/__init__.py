@@ -9,7 +9,13 @@ The library API mirrors the command line, one entry per flow:
 - measure: `run_bench` (a coroutine) runs the load test a `BenchConfig` describes (its prompts
   a `WorkloadSpec`) and returns a `BenchRun`;
 - judge: `load_side` reads result files into a `Side`; `compare` judges two sides and returns a
-  `Comparison`; `accept` runs the five acceptance checks and returns an `Acceptance` of `Check`s.
+  `Comparison`; `accept` runs the five acceptance checks and returns an `Acceptance` of `Check`s;
+- tune: `tune` searches serve flags under latency `Targets` (a `TuneConfig`) and returns a
+  `TuneResult`;
+- plan: `plan` predicts a checked command (`Report`) under a `PlanConfig` load and returns a
+  `PlanResult`;
+- quality: `evaluate_quality` asks two servers the same questions (`QualityConfig`) and returns a
+  `QualityResult`.
 
 Every error servetune raises on purpose is a `ServetuneError`. The review names load with the
 package; the other flows load on first use, so `servetune check` starts fast.
@@ -41,6 +47,11 @@ if TYPE_CHECKING:  # the same names as `_LAZY` loads, for type checkers
     from servetune.launch.doctor import DoctorReport, diagnose
     from servetune.measure.bench import BenchConfig, BenchRun, run_bench
     from servetune.measure.workload import WorkloadSpec
+    from servetune.plan.planner import PlanConfig, PlanResult, plan
+    from servetune.quality.evaluate import QualityConfig, QualityResult
+    from servetune.quality.evaluate import evaluate as evaluate_quality
+    from servetune.tune.search import TuneConfig, TuneResult, tune
+    from servetune.tune.trial import Targets
 
 __version__ = "0.1.0"
 
@@ -59,6 +70,16 @@ _LAZY = {
     "accept": "servetune.judge.accept",
     "Acceptance": "servetune.judge.accept",
     "Check": "servetune.judge.accept",
+    "tune": "servetune.tune.search",
+    "TuneConfig": "servetune.tune.search",
+    "TuneResult": "servetune.tune.search",
+    "Targets": "servetune.tune.trial",
+    "plan": "servetune.plan.planner",
+    "PlanConfig": "servetune.plan.planner",
+    "PlanResult": "servetune.plan.planner",
+    "evaluate_quality": "servetune.quality.evaluate:evaluate",
+    "QualityConfig": "servetune.quality.evaluate",
+    "QualityResult": "servetune.quality.evaluate",
 }
 
 __all__ = [
@@ -77,11 +98,18 @@ __all__ = [
     "HardwareError",
     "ModelConfigError",
     "ModelFacts",
+    "PlanConfig",
+    "PlanResult",
+    "QualityConfig",
+    "QualityResult",
     "Report",
     "ServeCommand",
     "ServerUnreachable",
     "ServetuneError",
     "Side",
+    "Targets",
+    "TuneConfig",
+    "TuneResult",
     "UsageError",
     "WorkloadSpec",
     "__version__",
@@ -90,21 +118,25 @@ __all__ = [
     "check_text",
     "compare",
     "diagnose",
+    "evaluate_quality",
     "find_model",
     "load_side",
     "parse_gpus",
     "parse_text",
     "parse_tokens",
+    "plan",
     "run_bench",
+    "tune",
 ]
 
 
 def __getattr__(name: str) -> object:
-    """Load a launch/measure/judge name on first use (PEP 562)."""
+    """Load a launch/measure/judge/tune/plan/quality name on first use (PEP 562)."""
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'servetune' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    module, _, attribute = module.partition(":")
+    value = getattr(importlib.import_module(module), attribute or name)
     globals()[name] = value
     return value
 

@@ -167,6 +167,9 @@ def test_public_api() -> None:
             "diagnose", "DoctorReport", "run_bench", "BenchConfig", "BenchRun", "WorkloadSpec",
             "ServerUnreachable", "load_side", "Side", "compare", "Comparison", "accept",
             "Acceptance", "Check",
+            # tune, plan, quality (loaded on first use)
+            "tune", "TuneConfig", "TuneResult", "Targets", "plan", "PlanConfig", "PlanResult",
+            "evaluate_quality", "QualityConfig", "QualityResult",
         ]
     )  # fmt: skip
     for name in servetune.__all__:
