@@ -50,11 +50,12 @@ def test_latencies_match_the_stub_settings(stub: ThreadedStub) -> None:
     _, summary, doc = bench(stub, max_concurrency=4)
     assert summary.completed == 8 and summary.failed == 0
     assert doc["total_output_tokens"] == 64
-    # 60 ms to the first token, then 7 gaps of 15 ms: E2EL 165 ms. A few ms of slack.
-    assert doc["median_ttft_ms"] == pytest.approx(60, abs=8)
-    assert doc["median_tpot_ms"] == pytest.approx(15, abs=4)
-    assert doc["median_itl_ms"] == pytest.approx(15, abs=4)
-    assert doc["median_e2el_ms"] == pytest.approx(165, abs=15)
+    # 60 ms to the first token, then 7 gaps of 15 ms: E2EL 165 ms. A busy machine only adds
+    # delay (the stub shares this process): a little slack below, more above.
+    assert 58 <= doc["median_ttft_ms"] <= 85
+    assert 13 <= doc["median_tpot_ms"] <= 25
+    assert 13 <= doc["median_itl_ms"] <= 25
+    assert 160 <= doc["median_e2el_ms"] <= 220
     for key in ("p50", "p90", "p95", "p99"):
         for metric in ("ttft", "tpot", "itl", "e2el"):
             assert isinstance(doc[f"{key}_{metric}_ms"], float)
@@ -80,7 +81,7 @@ def test_chat_role_chunk_is_not_the_first_token(stub: ThreadedStub) -> None:
     stub.set_behaviour(StubBehaviour(ttft_ms=50, itl_ms=5, role_chunk=True))
     _, _, doc = bench(stub, endpoint="/v1/chat/completions", max_concurrency=4)
     assert doc["completed"] == 8
-    assert doc["median_ttft_ms"] == pytest.approx(50, abs=8)
+    assert 48 <= doc["median_ttft_ms"] <= 75  # the role chunk came at once; the content at 50
     body = [r for r in stub.server.received if r.path.endswith("/completions")][-1].body
     assert body is not None and body["messages"][0]["role"] == "user"
 
@@ -136,8 +137,9 @@ def test_rate_schedule_and_client_lag(stub: ThreadedStub) -> None:
     sent = sorted(r.sent_s for r in run.records if r.sent_s is not None)
     assert sent[-1] == pytest.approx(0.5, abs=0.05)  # 20 requests evenly at 40/s
     assert summary.achieved_rate == pytest.approx(40, rel=0.15)
-    # An idle client keeps to its schedule (generous bound: CI machines are shared).
-    assert summary.send_lag.percentiles[99] < 0.02
+    # An idle client keeps to its schedule (generous bounds: CI machines are shared).
+    assert summary.send_lag.median is not None and summary.send_lag.median < 0.01
+    assert summary.send_lag.percentiles[99] < 0.1
     assert all(r.scheduled_s <= (r.sent_s or 0) for r in run.records)
 
 
