@@ -1,0 +1,74 @@
+"""Parallelism: TP x PP x DP against the GPUs and the model's attention heads."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from servetune.review.model import ModelFacts
+from servetune.review.rules.base import Context, Edit, Fact, Hit, rule
+
+
+def _parallel_facts(ctx: Context) -> dict[str, Fact]:
+    s = ctx.settings
+    return {
+        "tp": s.tensor_parallel_size,
+        "pp": s.pipeline_parallel_size,
+        "dp": s.data_parallel_size,
+        "needed": s.gpus_needed,
+        "gpus": ctx.visible_gpus or 0,
+        "machine": ctx.machine(),
+    }
+
+
+@rule("tp-exceeds-gpus", "error", "--tensor-parallel-size")
+def tp_exceeds_gpus(ctx: Context) -> Iterator[Hit]:
+    gpus = ctx.visible_gpus
+    if gpus is None or ctx.settings.gpus_needed <= gpus:
+        return
+    s = ctx.settings
+    edits: tuple[Edit, ...] = ()
+    if s.pipeline_parallel_size == 1 and s.data_parallel_size == 1:
+        edits = (Edit("--tensor-parallel-size", str(_largest_valid_tp(ctx, gpus))),)
+    yield Hit("tp-exceeds-gpus", "--tensor-parallel-size", _parallel_facts(ctx), None, edits)
+
+
+@rule("tp-below-gpus", "warning", "--tensor-parallel-size")
+def tp_below_gpus(ctx: Context) -> Iterator[Hit]:
+    gpus = ctx.visible_gpus
+    if gpus is None or ctx.settings.gpus_needed >= gpus:
+        return
+    facts = _parallel_facts(ctx) | {"idle": gpus - ctx.settings.gpus_needed}
+    yield Hit("tp-below-gpus", "--tensor-parallel-size", facts)
+
+
+def _tp_fits_heads(model: ModelFacts | None, tp: int) -> bool:
+    if model is None or model.num_attention_heads is None:
+        return True
+    if model.num_attention_heads % tp:
+        return False
+    kv = model.num_kv_heads
+    return model.is_mla or kv is None or kv % tp == 0 or tp % kv == 0
+
+
+def _largest_valid_tp(ctx: Context, limit: int) -> int:
+    return max(t for t in range(1, max(limit, 1) + 1) if _tp_fits_heads(ctx.model, t))
+
+
+@rule("tp-heads-indivisible", "error", "--tensor-parallel-size")
+def tp_heads_indivisible(ctx: Context) -> Iterator[Hit]:
+    model, tp = ctx.model, ctx.settings.tensor_parallel_size
+    if model is None or model.num_attention_heads is None or _tp_fits_heads(model, tp):
+        return
+    limit = ctx.visible_gpus or tp
+    valid = [t for t in (1, 2, 4, 8, 16) if t <= max(limit, 1) and _tp_fits_heads(model, t)]
+    facts: dict[str, Fact] = {
+        "tp": tp,
+        "heads": model.num_attention_heads,
+        "kv_heads": model.num_kv_heads or 0,
+        "model": model.model_id,
+        "valid": ", ".join(str(t) for t in valid) or "1",
+        "suggested": max(valid) if valid else 1,
+    }
+    variant = "kv" if model.num_attention_heads % tp == 0 else None
+    edits = (Edit("--tensor-parallel-size", str(facts["suggested"])),)
+    yield Hit("tp-heads-indivisible", "--tensor-parallel-size", facts, variant, edits)

@@ -1,0 +1,140 @@
+"""Scheduler limits: the token budget, the sequence cap, and memory quantization freed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+from servetune.review import capacity
+from servetune.review.capacity import Estimate
+from servetune.review.rules.base import Context, Edit, Fact, Hit, rule
+from servetune.review.rules.quantization import ONLINE_METHODS, effective_method, method_family
+from servetune.review.settings import batch_defaults
+
+
+@rule("batched-tokens-too-small", "warning", "--max-num-batched-tokens")
+def batched_tokens_too_small(ctx: Context) -> Iterator[Hit]:
+    mbt = ctx.command.integer("--max-num-batched-tokens")
+    if mbt is None:
+        return
+    gpu = ctx.hardware.spec if ctx.hardware else None
+    default, _, _ = batch_defaults(ctx.command.version, gpu)
+    floor = min(2048, default)
+    if mbt >= floor:
+        return
+    prompt = 4096
+    facts: dict[str, Fact] = {
+        "mbt": mbt,
+        "default": default,
+        "prompt": prompt,
+        "steps": -(-prompt // mbt),
+        "machine": ctx.machine(),
+    }
+    yield Hit(
+        "batched-tokens-too-small", "--max-num-batched-tokens", facts, None,
+        (Edit("--max-num-batched-tokens", str(default)),),
+    )  # fmt: skip
+
+
+@rule("batched-tokens-below-model-len", "error", "--max-num-batched-tokens")
+def batched_tokens_below_model_len(ctx: Context) -> Iterator[Hit]:
+    s = ctx.settings
+    if s.chunked_prefill or s.max_num_batched_tokens is None or s.max_model_len is None:
+        return
+    if s.max_num_batched_tokens >= s.max_model_len:
+        return
+    facts: dict[str, Fact] = {"mbt": s.max_num_batched_tokens, "max_model_len": s.max_model_len}
+    edits = (Edit("--max-num-batched-tokens", str(s.max_model_len)),)
+    yield Hit("batched-tokens-below-model-len", "--max-num-batched-tokens", facts, None, edits)
+
+
+@rule("batched-tokens-below-num-seqs", "error", "--max-num-batched-tokens")
+def batched_tokens_below_num_seqs(ctx: Context) -> Iterator[Hit]:
+    s = ctx.settings
+    if s.max_num_batched_tokens is None or s.max_num_batched_tokens >= s.max_num_seqs:
+        return
+    facts: dict[str, Fact] = {"mbt": s.max_num_batched_tokens, "seqs": s.max_num_seqs}
+    edits = (Edit("--max-num-batched-tokens", str(max(s.max_num_seqs, 2048))),)
+    yield Hit("batched-tokens-below-num-seqs", "--max-num-batched-tokens", facts, None, edits)
+
+
+_TYPICAL_CONVERSATION = 2048  # tokens of prompt + answer assumed for quant-memory-unused
+
+
+@rule("quant-memory-unused", "warning", "--max-num-seqs")
+def quant_memory_unused(ctx: Context) -> Iterator[Hit]:
+    """Memory freed by quantization that the sequence cap never turns into concurrency.
+
+    Fires when the KV cache holds at least twice --max-num-seqs typical conversations, so
+    that most of it can never be in use: on the default cap, and also on a cap set on purpose
+    (an AWQ 7B on an 80 GB GPU with --max-num-seqs 32 has room for ~300 sequences at 4k)."""
+    est, s, model = ctx.estimate, ctx.settings, ctx.model
+    quantized = (
+        model is not None and model.quantization is not None
+    ) or s.quantization in ONLINE_METHODS
+    if est is None or est.kv_cache_tokens is None or not quantized:
+        return
+    typical = min(_TYPICAL_CONVERSATION, s.max_model_len or _TYPICAL_CONVERSATION)
+    fit = est.kv_cache_tokens // typical
+    if fit < 2 * s.max_num_seqs:
+        return
+    suggested = max(s.max_num_seqs, min(fit, 1024) // 32 * 32)
+    facts: dict[str, Fact] = {
+        "seqs": s.max_num_seqs,
+        "fit": fit,
+        "typical": typical,
+        "kv_tokens": est.kv_cache_tokens,
+        "suggested": suggested,
+        "machine": ctx.machine(),
+        "idle_pct": round(100 * (1 - s.max_num_seqs * typical / est.kv_cache_tokens)),
+    }
+    variant = "explicit" if "--max-num-seqs" in s.user_set else None
+    edits = (Edit("--max-num-seqs", str(suggested)),)
+    yield Hit("quant-memory-unused", "--max-num-seqs", facts, variant, edits)
+
+
+_NATIVE_FP8_CAPABILITY = 89  # Ada and Hopper and newer run FP8 GEMMs: there FP8 is for speed
+
+
+def _original_estimate(ctx: Context) -> Estimate | None:
+    """The estimate for the same serve flags on the original (unquantized) checkpoint."""
+    model, hw = ctx.model, ctx.hardware
+    if model is None or hw is None or hw.spec is None:
+        return None
+    plain_model = replace(model, quantization=None)
+    dtype = ctx.settings.dtype or "bfloat16"
+    plain_settings = replace(ctx.settings, quantization=None, dtype=dtype)
+    return capacity.estimate(plain_model, plain_settings, hw.spec.memory_gib)
+
+
+@rule("quant-unneeded", "warning", "--quantization")
+def quant_unneeded(ctx: Context) -> Iterator[Hit]:
+    """Quantized although the original checkpoint would fit with room for every sequence the
+    server runs at once (--max-num-seqs at a typical conversation): the seed's "don't quantize
+    just to save". Not when the original does not fit, and not for FP8 on GPUs with native FP8
+    GEMMs (compute capability >= 8.9), where the speed-up is the point."""
+    model, s, hw = ctx.model, ctx.settings, ctx.hardware
+    method = effective_method(ctx)
+    if model is None or method is None or method == "mxfp4" or hw is None or hw.spec is None:
+        return  # gpt-oss ships MXFP4 only: there is no original to fall back to
+    if model.quantization is None and s.quantization not in ONLINE_METHODS:
+        return  # AWQ/GPTQ asked of a plain checkpoint: quant-on-unquantized says what is wrong
+    native_fp8 = (hw.spec.capability or 0) >= _NATIVE_FP8_CAPABILITY
+    if method_family(method) == "fp8" and native_fp8:
+        return
+    original = _original_estimate(ctx)
+    if original is None or not original.kv_cache_tokens or original.kv_cache_tokens <= 0:
+        return
+    typical = min(_TYPICAL_CONVERSATION, s.max_model_len or _TYPICAL_CONVERSATION)
+    needed = s.max_num_seqs * typical
+    if original.kv_cache_tokens < needed:
+        return
+    facts: dict[str, Fact] = {
+        "method": method,
+        "weights": round(original.weights_gib_per_gpu, 1),
+        "kv_tokens": original.kv_cache_tokens,
+        "seqs": s.max_num_seqs,
+        "typical": typical,
+        "machine": ctx.machine(),
+    }
+    yield Hit("quant-unneeded", "--quantization", facts)
