@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from servetune._did_you_mean import suggest
 from servetune.errors import UsageError
+from servetune.judge.conclusion import conclusion, signed_pct
 from servetune.judge.runs import (
     FAMILIES,
     FILE_HINT,
@@ -36,11 +37,13 @@ from servetune.judge.runs import (
     stat_rank,
     value_text,
 )
+from servetune.judge.sentence import Joined, Sentence
 from servetune.measure import metrics as formulas
 from servetune.measure.results import CLIENT_LAG_LIMIT_S
 from servetune.measure.server_metrics import MetricsSummary
 from servetune.review.hardware import Hardware, parse_gpus
 from servetune.review.settings import Settings, resolve
+from servetune.texts import Language
 from servetune.vllm.serve_command import ArgValue, ServeCommand, parse_text
 
 __all__ = ["Comparison", "compare", "load_side", "signed_pct"]
@@ -116,8 +119,18 @@ class ConfigChange:
 
 @dataclass(frozen=True)
 class CompareWarning:
+    """A reason to doubt the comparison: its rule id and what it says (`message`: in English,
+    as the JSON document carries it; `text(language)` for the terminal)."""
+
     rule: str
-    message: str
+    sentence: Sentence
+
+    @property
+    def message(self) -> str:
+        return self.sentence.text()
+
+    def text(self, language: Language = "en") -> str:
+        return self.sentence.text(language)
 
 
 @dataclass(frozen=True)
@@ -125,7 +138,7 @@ class Comparison:
     metrics: tuple[MetricComparison, ...]
     config_changes: tuple[ConfigChange, ...]
     warnings: tuple[CompareWarning, ...]
-    next_step: str | None
+    advice: Sentence | None
     runs_before: int
     runs_after: int
     config_known: bool
@@ -133,7 +146,19 @@ class Comparison:
 
     @property
     def conclusion(self) -> str:
-        return _conclusion(self)
+        """The conclusion in English, as the JSON document carries it."""
+        return conclusion(self).text()
+
+    @property
+    def next_step(self) -> str | None:
+        """The one knob to try next, in English (None when the server metrics show no limit)."""
+        return self.advice.text() if self.advice else None
+
+    def conclusion_in(self, language: Language) -> str:
+        return conclusion(self).text(language)
+
+    def next_step_in(self, language: Language) -> str | None:
+        return self.advice.text(language) if self.advice else None
 
     def to_json(self) -> dict[str, Any]:
         """The `--format json` document: the three contract keys first, then extras."""
@@ -323,15 +348,15 @@ def _effective(command: ServeCommand, machine: Hardware | None = None) -> _Confi
     return _Config(values, frozenset(f for f in knobs if f not in command.args), s)
 
 
-def _run_config(run: Run) -> _Config | str:
+def _run_config(run: Run) -> _Config | Sentence:
     """The run's server config, or why it is unknown."""
     if run.command is None:
-        return "no server command recorded"
+        return Sentence("config.no_command")
     try:
         machine = parse_gpus(run.gpus) if run.gpus else None
         return _effective(parse_text(run.command, version=run.flag_table), machine)
     except UsageError as exc:  # CommandParseError, or a flag table servetune does not know
-        return f"its recorded server command cannot be read ({exc.message})"
+        return Sentence("config.unreadable", error=exc.message)
 
 
 def _diff(before: _Config, after: _Config) -> tuple[ConfigChange, ...]:
@@ -343,48 +368,53 @@ def _diff(before: _Config, after: _Config) -> tuple[ConfigChange, ...]:
     )
 
 
-def _side_config(label: str, side: Side) -> tuple[_Config | str, CompareWarning | None]:
+def _side_config(label: str, side: Side) -> tuple[_Config | Sentence, CompareWarning | None]:
     """The side's server config (its first known run's) or why it is unknown, and a warning
     when its runs were served differently."""
     configs = [(run, _run_config(run)) for run in side.runs]
     known = [(run, c) for run, c in configs if isinstance(c, _Config)]
     if not known:
-        return next(c for _, c in configs if isinstance(c, str)), None
+        return next(c for _, c in configs if isinstance(c, Sentence)), None
     first = known[0][1]
     mixed = sorted({change.flag for _, c in known[1:] for change in _diff(first, c)})
     if not mixed:
         return first, None
-    return first, CompareWarning("config-mixed", (
-        f"{label}: its runs were served with different settings ({', '.join(mixed)}); the "
-        f"comparison uses the first run's ({known[0][0].source})."))  # fmt: skip
+    return first, CompareWarning("config-mixed", Sentence(
+        "warning.config-mixed", side=Sentence(f"side.{label}"), flags=", ".join(mixed),
+        source=known[0][0].source))  # fmt: skip
 
 
-def _unknown_config_warning(before: _Config | str, after: _Config | str) -> CompareWarning | None:
+def _unknown_config_warning(
+    before: _Config | Sentence, after: _Config | Sentence
+) -> CompareWarning | None:
     unknown = [
-        (label, c) for label, c in (("before", before), ("after", after)) if isinstance(c, str)
+        (label, c) for label, c in (("before", before), ("after", after)) if isinstance(c, Sentence)
     ]
     if not unknown:
         return None
-    who = "before and after" if len(unknown) == 2 else unknown[0][0]
-    why = "; ".join(sorted({c for _, c in unknown}))
-    return CompareWarning("config-unknown", (
-        f"{who}: {why}, so the changed flags are unknown (plain `vllm bench serve` files never "
-        "record the server command). Run `servetune bench --server-command "
-        '"vllm serve ..."`.'))  # fmt: skip
+    who = "both" if len(unknown) == 2 else unknown[0][0]
+    why = Joined(tuple(sorted({c for _, c in unknown}, key=Sentence.text)), "list.semicolon")
+    return CompareWarning(
+        "config-unknown", Sentence("warning.config-unknown", side=Sentence(f"side.{who}"), why=why)
+    )
 
 
 # --- warnings -----------------------------------------------------------------------------------
 
 
-def _workload_diff(before: Workload, after: Workload) -> list[str]:
+def _workload_diff(before: Workload, after: Workload) -> list[Sentence]:
     b, a = before.settings, after.settings
-    diffs = [f"{key} {b[key]} vs {a[key]}" for key in b if key in a and b[key] != a[key]]
+    diffs = [
+        Sentence("workload.setting", option=key, before=b[key], after=a[key])
+        for key in b
+        if key in a and b[key] != a[key]
+    ]
     for side in ("input", "output"):
         if f"--random-{side}-len" in b and f"--random-{side}-len" in a:
             continue  # the asked lengths were compared above
         tokens_b, tokens_a = before.mean_tokens.get(side), after.mean_tokens.get(side)
         if tokens_b and tokens_a and abs(tokens_a / tokens_b - 1) > WORKLOAD_TOLERANCE:
-            diffs.append(f"mean {side} tokens per request {tokens_b:.0f} vs {tokens_a:.0f}")
+            diffs.append(Sentence(f"workload.tokens.{side}", before=tokens_b, after=tokens_a))
     return diffs
 
 
@@ -392,17 +422,18 @@ def _workload_warnings(before: Side, after: Side) -> list[CompareWarning]:
     found = []
     for label, side in (("before", before), ("after", after)):
         first = side.runs[0].workload
-        inside = sorted({d for r in side.runs[1:] for d in _workload_diff(first, r.workload)})
+        inside = sorted(
+            {d for r in side.runs[1:] for d in _workload_diff(first, r.workload)}, key=Sentence.text
+        )
         if inside:
-            found.append(CompareWarning("workload-differs", (
-                f"{label}: its runs ran different workloads ({'; '.join(inside)}), so they "
-                "are not repeats of one another.")))  # fmt: skip
+            found.append(CompareWarning("workload-differs", Sentence(
+                "warning.workload-inside", side=Sentence(f"side.{label}"),
+                diffs=Joined(tuple(inside), "list.semicolon"))))  # fmt: skip
     between = _workload_diff(before.runs[0].workload, after.runs[0].workload)
     if between:
-        found.append(CompareWarning("workload-differs", (
-            f"The workload differs ({'; '.join(between)}): the sides measured different "
-            "things, so the changes are not the server's doing. Rerun with the same options."
-        )))  # fmt: skip
+        found.append(CompareWarning("workload-differs", Sentence(
+            "warning.workload-between",
+            diffs=Joined(tuple(between), "list.semicolon"))))  # fmt: skip
     return found
 
 
@@ -412,11 +443,9 @@ def _client_warning(label: str, side: Side) -> CompareWarning | None:
     if not behind:
         return None
     worst = max(r.send_lag_p99_s or 0.0 for r in behind) * 1000
-    return CompareWarning("client-saturated", (
-        f"{label}: the load generator fell behind its schedule in {len(behind)} of "
-        f"{len(side.runs)} run(s) (send-lag p99 up to {worst:.1f} ms, limit "
-        f"{CLIENT_LAG_LIMIT_S * 1000:g} ms): its latencies include the client's own delay. "
-        "Lower the rate or give the client a less busy machine."))  # fmt: skip
+    return CompareWarning("client-saturated", Sentence(
+        "warning.client-saturated", side=Sentence(f"side.{label}"), behind=len(behind),
+        runs=len(side.runs), worst_ms=worst, limit_ms=CLIENT_LAG_LIMIT_S * 1000))  # fmt: skip
 
 
 def _failure_warning(label: str, side: Side) -> CompareWarning | None:
@@ -424,9 +453,9 @@ def _failure_warning(label: str, side: Side) -> CompareWarning | None:
     if not failed:
         return None
     total = failed + sum(r.completed for r in side.runs)
-    return CompareWarning("failed-requests", (
-        f"{label}: {failed} of {total} requests failed; latencies cover the successes only, "
-        "so a side that fails its slow requests looks faster."))  # fmt: skip
+    return CompareWarning("failed-requests", Sentence(
+        "warning.failed-requests", side=Sentence(f"side.{label}"), failed=failed,
+        total=total))  # fmt: skip
 
 
 def _single_run_warning(before: Side, after: Side) -> CompareWarning | None:
@@ -434,23 +463,19 @@ def _single_run_warning(before: Side, after: Side) -> CompareWarning | None:
               if len(s.runs) == 1]  # fmt: skip
     if not single:
         return None
-    who = "Both sides have" if len(single) == 2 else f"{single[0][0].capitalize()} has"
+    who = "both" if len(single) == 2 else single[0][0]
     missing = sorted({f.upper() for _, run in single for f in FAMILIES if f not in run.samples})
-    note = (f" No per-request {'/'.join(missing)} values were recorded (`vllm bench serve "
-            "--save-detailed` records them), so those get no interval.")  # fmt: skip
-    return CompareWarning("single-run", (
-        f"{who} one run: intervals come from resampling requests within a run, which shows "
-        "request-to-request noise but not run-to-run drift (changes under "
-        f"{SINGLE_RUN_CHANGE_PCT:g}% read as no change), and throughputs get none. Repeat "
-        f"each side 3-5 times before concluding.{note if missing else ''}"))  # fmt: skip
+    note = Sentence("warning.single-run.note", families="/".join(missing)) if missing else ""
+    return CompareWarning("single-run", Sentence(
+        f"warning.single-run.{who}", floor=SINGLE_RUN_CHANGE_PCT, note=note))  # fmt: skip
 
 
 def _knob_warning(changes: Sequence[ConfigChange]) -> CompareWarning | None:
     if len(changes) < 2:
         return None
-    return CompareWarning("more-than-one-change", (
-        f"{len(changes)} knobs changed ({', '.join(c.flag for c in changes)}): the effect "
-        "cannot be attributed to any one of them. Change one knob per comparison."))  # fmt: skip
+    return CompareWarning("more-than-one-change", Sentence(
+        "warning.more-than-one-change", n=len(changes),
+        flags=", ".join(c.flag for c in changes)))  # fmt: skip
 
 
 # --- the next knob ------------------------------------------------------------------------------
@@ -474,28 +499,22 @@ def _peaks(side: Side) -> MetricsSummary | None:
     )
 
 
-def _advice(peaks: MetricsSummary, settings: Settings | None) -> str | None:
+def _advice(peaks: MetricsSummary, settings: Settings | None) -> Sentence | None:
     """The seed's decision logic: the first limit the /metrics peaks show, as one step."""
     kv, waiting, running = peaks.peak_kv_cache_usage, peaks.peak_waiting, peaks.peak_running
     if kv is not None and kv >= KV_FULL and (peaks.preemptions or 0) > 0:
-        now = f" from {settings.max_num_seqs}" if settings else ""
-        return (f"Lower --max-num-seqs{now} (or shorten --max-model-len, or serve a quantized "
-                f"model): the KV cache was full (peak {kv:.0%}) and requests were preempted "
-                f"and recomputed (up to {peaks.preemptions:.0f} in a run).")  # fmt: skip
+        now = Sentence("next.from", seqs=settings.max_num_seqs) if settings else ""
+        return Sentence("next.fewer-seqs", now=now, kv=kv, preemptions=peaks.preemptions or 0)
     if settings is None or kv is None or running is None or (waiting or 0) < WAITING_MIN:
         return None
     ceiling = settings.max_num_seqs * settings.data_parallel_size
+    seqs, budget = settings.max_num_seqs, settings.max_num_batched_tokens
     if running >= SEQS_CEILING_SHARE * ceiling and kv < KV_ROOM:
-        return (f"Raise --max-num-seqs above {settings.max_num_seqs} (try "
-                f"{2 * settings.max_num_seqs}): requests waited (peak {waiting:.0f}) while "
-                f"every sequence slot was busy (peak {running:.0f} running) and the KV cache "
-                f"had room (peak {kv:.0%}).")  # fmt: skip
-    budget = settings.max_num_batched_tokens
+        return Sentence("next.more-seqs", seqs=seqs, twice=2 * seqs, waiting=waiting or 0,
+                        running=running, kv=kv)  # fmt: skip
     if running < RUNNING_LOW_SHARE * ceiling and kv < KV_LOW and budget:
-        return (f"Raise --max-num-batched-tokens above {budget} (try {2 * budget}): requests "
-                f"waited (peak {waiting:.0f}) while only {running:.0f} of {ceiling} sequences "
-                f"ran and the KV cache stayed at {kv:.0%}, so the per-step token budget is "
-                "the limit.")  # fmt: skip
+        return Sentence("next.bigger-budget", budget=budget, twice=2 * budget,
+                        waiting=waiting or 0, running=running, ceiling=ceiling, kv=kv)  # fmt: skip
     return None
 
 
@@ -547,75 +566,18 @@ def compare(
     a_config = a_side if isinstance(a_side, _Config) else None
     changes = _diff(b_config, a_config) if b_config and a_config else ()
     config_warnings = [b_mixed, a_mixed, _unknown_config_warning(b_side, a_side)]
-    next_step = None
+    advice = None
     for side, config in ((after, a_config), (before, b_config)):
         if (peaks := _peaks(side)) is not None:
-            next_step = _advice(peaks, config.settings if config else None)
+            advice = _advice(peaks, config.settings if config else None)
             break
     return Comparison(
         metrics=rows,
         config_changes=changes,
         warnings=tuple(_warnings(before, after, changes) + [w for w in config_warnings if w]),
-        next_step=next_step,
+        advice=advice,
         runs_before=len(before.runs),
         runs_after=len(after.runs),
         config_known=b_config is not None and a_config is not None,
         ci_method="runs" if len(before.runs) > 1 and len(after.runs) > 1 else "requests",
     )
-
-
-# --- the conclusion (also in the JSON document) ------------------------------------------------
-
-_PRETTY = {"request_throughput": "request throughput", "output_throughput": "output throughput",
-           "total_token_throughput": "total token throughput",
-           "request_goodput": "goodput"}  # fmt: skip
-
-
-def _pretty(name: str) -> str:
-    parts = metric_parts(name)
-    return f"{parts[0]} {parts[1].upper()}" if parts else _PRETTY.get(name, name)
-
-
-def signed_pct(pct: float) -> str:
-    """A change in percent as reports print it: +12%, -3.4%."""
-    return f"{pct:+.0f}%" if abs(pct) >= 10 else f"{pct:+.1f}%"
-
-
-def _highlights(rows: Sequence[MetricComparison], limit: int = 3) -> str:
-    """The largest changes, the first with its interval."""
-    ranked = sorted(rows, key=lambda m: -abs(m.change_pct or 0.0))[:limit]
-    texts = [f"{_pretty(m.name)} {signed_pct(m.change_pct or 0.0)}" for m in ranked]
-    first = ranked[0]
-    if first.ci_low_pct is not None and first.ci_high_pct is not None:
-        texts[0] += f" (CI {signed_pct(first.ci_low_pct)}..{signed_pct(first.ci_high_pct)})"
-    return ", ".join(texts)
-
-
-def _knob_clause(c: Comparison) -> str:
-    if not c.config_known:
-        return "; server config unknown"
-    n = len(c.config_changes)
-    if n == 0 or n > 3:
-        return f"; {n or 'no'} knob{'s' if n > 1 else ''} changed"
-    spelled = ", ".join(f"{ch.flag} {ch.before or 'unset'} -> {ch.after or 'unset'}"
-                        for ch in c.config_changes)  # fmt: skip
-    return f"; {n} knob{'s' if n > 1 else ''} changed: {spelled}"
-
-
-def _conclusion(c: Comparison) -> str:
-    better = [m for m in c.metrics if m.verdict == "better"]
-    worse = [m for m in c.metrics if m.verdict == "worse"]
-    single = [s for s, n in (("before", c.runs_before), ("after", c.runs_after)) if n == 1]
-    if single:
-        head = f"Not conclusive: only one run {'per side' if len(single) == 2 else single[0]}"
-        if better or worse:
-            head += f" (requests alone suggest {_highlights([*better, *worse], 2)})"
-    elif better and worse:
-        head = f"Trade-off: better {_highlights(better, 2)}; worse {_highlights(worse, 2)}"
-    elif better or worse:
-        head = f"After is {'better' if better else 'worse'}: {_highlights(better or worse)}"
-    elif any(m.verdict == "no-change" for m in c.metrics):
-        head = "No change beyond noise"
-    else:
-        head = "Not conclusive: no metric could be compared"
-    return head + _knob_clause(c) + "."

@@ -2,8 +2,9 @@
 
 Their JSON documents are `Comparison.to_json` and `Acceptance.to_json`. The words these views
 print are in the `judge` area of `servetune.texts`, in English and zh-TW. The sentences the
-judge itself writes (the conclusion, warnings, the next step, accept's evidence) are part of the
-JSON contract and stay as the judge wrote them.
+judge itself writes (the conclusion, warnings, the next step) are `Sentence`s: the JSON
+documents carry them in English, these views say them in the chosen language. Accept's evidence
+stays as the judge wrote it.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def comparison_text(c: Comparison, language: Language = "en") -> str:
     names = ("metric", "before", "after", "change", "ci", "verdict")
     header = _columns(*(_t(f"compare.column.{name}", lang) for name in names))
     lines = [
-        *_wrapped(c.conclusion, ""),
+        *_wrapped(c.conclusion_in(lang), ""),
         *_wrapped(runs, ""),
         "",
         header,
@@ -100,9 +101,9 @@ def comparison_text(c: Comparison, language: Language = "en") -> str:
     if c.warnings:
         lines += ["", _t("compare.warnings", lang)]
         for w in c.warnings:
-            lines += _wrapped(f"[{w.rule}] {w.message}")
-    if c.next_step:
-        lines += ["", *_wrapped(_t("compare.next_step", lang, step=c.next_step), "")]
+            lines += _wrapped(f"[{w.rule}] {w.text(lang)}")
+    if (step := c.next_step_in(lang)) is not None:
+        lines += ["", *_wrapped(_t("compare.next_step", lang, step=step), "")]
     return "\n".join(lines) + "\n"
 
 

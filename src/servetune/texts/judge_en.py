@@ -27,6 +27,108 @@ TEXTS: dict[str, str] = {
     "verdict.worse": "worse",
     "verdict.no-change": "no-change",
     "verdict.insufficient-data": "insufficient",
+    # --- compare: what the judge writes (the JSON document carries the English) ---
+    "list.comma": ", ",
+    "list.semicolon": "; ",
+    "side.before": "before",
+    "side.after": "after",
+    "side.both": "before and after",
+    "metric.mean": "mean {family}",
+    "metric.percentile": "{stat} {family}",
+    "metric.request_throughput": "request throughput",
+    "metric.output_throughput": "output throughput",
+    "metric.total_token_throughput": "total token throughput",
+    "metric.request_goodput": "goodput",
+    "metric.other": "{name}",
+    "conclusion": "{head}{knobs}.",
+    "conclusion.single.both": "Not conclusive: only one run per side{suggest}",
+    "conclusion.single.before": "Not conclusive: only one run before{suggest}",
+    "conclusion.single.after": "Not conclusive: only one run after{suggest}",
+    "conclusion.suggest": " (requests alone suggest {changes})",
+    "conclusion.trade_off": "Trade-off: better {better}; worse {worse}",
+    "conclusion.better": "After is better: {changes}",
+    "conclusion.worse": "After is worse: {changes}",
+    "conclusion.no_change": "No change beyond noise",
+    "conclusion.nothing": "Not conclusive: no metric could be compared",
+    "conclusion.change": "{metric} {change}",
+    "conclusion.with_ci": "{change} {ci}",
+    "conclusion.ci": "(CI {low}..{high})",
+    "conclusion.config_unknown": "; server config unknown",
+    "conclusion.no_knob": "; no knob changed",
+    "conclusion.knobs": "; {n} knobs changed",
+    "conclusion.knob_spelled": "; {n} knob changed: {changes}",
+    "conclusion.knobs_spelled": "; {n} knobs changed: {changes}",
+    "conclusion.knob": "{flag} {before} -> {after}",
+    "config.no_command": "no server command recorded",
+    "config.unreadable": "its recorded server command cannot be read ({error})",
+    "warning.config-mixed": (
+        "{side}: its runs were served with different settings ({flags}); the comparison uses "
+        "the first run's ({source})."
+    ),
+    "warning.config-unknown": (
+        "{side}: {why}, so the changed flags are unknown (plain `vllm bench serve` files never "
+        'record the server command). Run `servetune bench --server-command "vllm serve ..."`.'
+    ),
+    "workload.setting": "{option} {before} vs {after}",
+    "workload.tokens.input": "mean input tokens per request {before:.0f} vs {after:.0f}",
+    "workload.tokens.output": "mean output tokens per request {before:.0f} vs {after:.0f}",
+    "warning.workload-inside": (
+        "{side}: its runs ran different workloads ({diffs}), so they are not repeats of one "
+        "another."
+    ),
+    "warning.workload-between": (
+        "The workload differs ({diffs}): the sides measured different things, so the changes "
+        "are not the server's doing. Rerun with the same options."
+    ),
+    "warning.client-saturated": (
+        "{side}: the load generator fell behind its schedule in {behind} of {runs} run(s) "
+        "(send-lag p99 up to {worst_ms:.1f} ms, limit {limit_ms:g} ms): its latencies include "
+        "the client's own delay. Lower the rate or give the client a less busy machine."
+    ),
+    "warning.failed-requests": (
+        "{side}: {failed} of {total} requests failed; latencies cover the successes only, so a "
+        "side that fails its slow requests looks faster."
+    ),
+    "warning.single-run.both": (
+        "Both sides have one run: intervals come from resampling requests within a run, which "
+        "shows request-to-request noise but not run-to-run drift (changes under {floor:g}% read "
+        "as no change), and throughputs get none. Repeat each side 3-5 times before "
+        "concluding.{note}"
+    ),
+    "warning.single-run.before": (
+        "Before has one run: intervals come from resampling requests within a run, which shows "
+        "request-to-request noise but not run-to-run drift (changes under {floor:g}% read as no "
+        "change), and throughputs get none. Repeat each side 3-5 times before concluding.{note}"
+    ),
+    "warning.single-run.after": (
+        "After has one run: intervals come from resampling requests within a run, which shows "
+        "request-to-request noise but not run-to-run drift (changes under {floor:g}% read as no "
+        "change), and throughputs get none. Repeat each side 3-5 times before concluding.{note}"
+    ),
+    "warning.single-run.note": (
+        " No per-request {families} values were recorded (`vllm bench serve --save-detailed` "
+        "records them), so those get no interval."
+    ),
+    "warning.more-than-one-change": (
+        "{n} knobs changed ({flags}): the effect cannot be attributed to any one of them. "
+        "Change one knob per comparison."
+    ),
+    "next.from": " from {seqs}",
+    "next.fewer-seqs": (
+        "Lower --max-num-seqs{now} (or shorten --max-model-len, or serve a quantized model): "
+        "the KV cache was full (peak {kv:.0%}) and requests were preempted and recomputed (up "
+        "to {preemptions:.0f} in a run)."
+    ),
+    "next.more-seqs": (
+        "Raise --max-num-seqs above {seqs} (try {twice}): requests waited (peak {waiting:.0f}) "
+        "while every sequence slot was busy (peak {running:.0f} running) and the KV cache had "
+        "room (peak {kv:.0%})."
+    ),
+    "next.bigger-budget": (
+        "Raise --max-num-batched-tokens above {budget} (try {twice}): requests waited (peak "
+        "{waiting:.0f}) while only {running:.0f} of {ceiling} sequences ran and the KV cache "
+        "stayed at {kv:.0%}, so the per-step token budget is the limit."
+    ),
     # --- accept ---
     "accept.accepted": "ACCEPTED",
     "accept.not_accepted": "NOT ACCEPTED ({failed} failed, {unknown} unknown)",

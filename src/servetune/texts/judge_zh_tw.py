@@ -27,6 +27,102 @@ TEXTS: dict[str, str] = {
     "verdict.worse": "變差",
     "verdict.no-change": "沒有變化",
     "verdict.insufficient-data": "資料不足",
+    # --- compare: what the judge writes ---
+    "list.comma": "、",
+    "list.semicolon": "；",
+    "side.before": "之前",
+    "side.after": "之後",
+    "side.both": "之前與之後",
+    "metric.mean": "平均 {family}",
+    "metric.percentile": "{stat} {family}",
+    "metric.request_throughput": "請求吞吐量",
+    "metric.output_throughput": "輸出吞吐量",
+    "metric.total_token_throughput": "總 token 吞吐量",
+    "metric.request_goodput": "有效吞吐量（goodput）",
+    "metric.other": "{name}",
+    "conclusion": "{head}{knobs}。",
+    "conclusion.single.both": "無法下結論：每邊只有一次測試{suggest}",
+    "conclusion.single.before": "無法下結論：之前只有一次測試{suggest}",
+    "conclusion.single.after": "無法下結論：之後只有一次測試{suggest}",
+    "conclusion.suggest": "（單看請求，看起來是 {changes}）",
+    "conclusion.trade_off": "有得有失：變好的是 {better}；變差的是 {worse}",
+    "conclusion.better": "之後變好了：{changes}",
+    "conclusion.worse": "之後變差了：{changes}",
+    "conclusion.no_change": "沒有超出雜訊的變化",
+    "conclusion.nothing": "無法下結論：沒有任何指標可以比較",
+    "conclusion.change": "{metric} {change}",
+    "conclusion.with_ci": "{change}{ci}",
+    "conclusion.ci": "（信賴區間 {low}..{high}）",
+    "conclusion.config_unknown": "；不知道伺服器的設定",
+    "conclusion.no_knob": "；沒有改任何參數",
+    "conclusion.knobs": "；改了 {n} 個參數",
+    "conclusion.knob_spelled": "；改了 {n} 個參數：{changes}",
+    "conclusion.knobs_spelled": "；改了 {n} 個參數：{changes}",
+    "conclusion.knob": "{flag} {before} -> {after}",
+    "config.no_command": "沒有記錄伺服器指令",
+    "config.unreadable": "記錄下來的伺服器指令無法解讀（{error}）",
+    "warning.config-mixed": (
+        "{side}：這些測試的伺服器設定不一樣（{flags}）；比較時採用第一次測試的設定（{source}）。"
+    ),
+    "warning.config-unknown": (
+        "{side}：{why}，所以不知道改了哪些參數（單純用 `vllm bench serve` 產生的檔案不會記錄"
+        '伺服器指令）。請改用 `servetune bench --server-command "vllm serve ..."` 測試。'
+    ),
+    "workload.setting": "{option} {before} 對 {after}",
+    "workload.tokens.input": "每個請求平均輸入 token 數 {before:.0f} 對 {after:.0f}",
+    "workload.tokens.output": "每個請求平均輸出 token 數 {before:.0f} 對 {after:.0f}",
+    "warning.workload-inside": "{side}：這些測試跑的負載不一樣（{diffs}），不算同一組的重複測試。",
+    "warning.workload-between": (
+        "兩邊的負載不一樣（{diffs}）：量的是不同的東西，所以這些變化不是伺服器造成的。"
+        "請用相同的選項重跑。"
+    ),
+    "warning.client-saturated": (
+        "{side}：{runs} 次測試中有 {behind} 次壓測端跟不上排程（送出延遲 p99 最高 "
+        "{worst_ms:.1f} ms，上限 {limit_ms:g} ms）：延遲數字包含了壓測端自己的耽擱。"
+        "請降低請求速率，或換一台比較空閒的機器跑壓測端。"
+    ),
+    "warning.failed-requests": (
+        "{side}：{total} 個請求中有 {failed} 個失敗；延遲只算成功的請求，"
+        "所以慢的請求都失敗的那一邊會看起來比較快。"
+    ),
+    "warning.single-run.both": (
+        "兩邊都只有一次測試：信賴區間來自重抽單次測試裡的請求，只反映請求之間的雜訊，"
+        "反映不了測試之間的飄移（小於 {floor:g}% 的變化都算沒有變化），吞吐量也沒有區間。"
+        "下結論前，每邊請重複測 3-5 次。{note}"
+    ),
+    "warning.single-run.before": (
+        "之前只有一次測試：信賴區間來自重抽單次測試裡的請求，只反映請求之間的雜訊，"
+        "反映不了測試之間的飄移（小於 {floor:g}% 的變化都算沒有變化），吞吐量也沒有區間。"
+        "下結論前，每邊請重複測 3-5 次。{note}"
+    ),
+    "warning.single-run.after": (
+        "之後只有一次測試：信賴區間來自重抽單次測試裡的請求，只反映請求之間的雜訊，"
+        "反映不了測試之間的飄移（小於 {floor:g}% 的變化都算沒有變化），吞吐量也沒有區間。"
+        "下結論前，每邊請重複測 3-5 次。{note}"
+    ),
+    "warning.single-run.note": (
+        "沒有記錄每個請求的 {families} 數值（`vllm bench serve --save-detailed` 會記錄），"
+        "所以這些指標沒有區間。"
+    ),
+    "warning.more-than-one-change": (
+        "改了 {n} 個參數（{flags}）：無法判斷效果來自哪一個。每次比較只改一個參數。"
+    ),
+    "next.from": "（目前是 {seqs}）",
+    "next.fewer-seqs": (
+        "調低 --max-num-seqs{now}（或縮短 --max-model-len，或改用量化過的模型）："
+        "KV cache 滿了（峰值 {kv:.0%}），請求被搶占後重新計算"
+        "（單次測試最多 {preemptions:.0f} 次）。"
+    ),
+    "next.more-seqs": (
+        "把 --max-num-seqs 調高到 {seqs} 以上（試試 {twice}）：所有序列名額都在忙"
+        "（峰值 {running:.0f} 個在跑），KV cache 還有空間（峰值 {kv:.0%}），"
+        "請求卻在排隊（峰值 {waiting:.0f}）。"
+    ),
+    "next.bigger-budget": (
+        "把 --max-num-batched-tokens 調高到 {budget} 以上（試試 {twice}）：請求在排隊"
+        "（峰值 {waiting:.0f}），卻只有 {running:.0f} 個序列在跑（上限 {ceiling}），"
+        "KV cache 也只用到 {kv:.0%}，所以瓶頸是每一步的 token 預算。"
+    ),
     # --- accept ---
     "accept.accepted": "驗收通過",
     "accept.not_accepted": "驗收不通過（{failed} 項失敗，{unknown} 項無法判斷）",
