@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 from typing import cast
 
@@ -90,6 +91,64 @@ def test_compare_in_zh_tw(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         _run(["compare", str(before), str(after), "--format", "json", "--lang", "zh-TW"], capsys)[1]
     )
     assert doc_en == doc_zh  # the JSON contract does not depend on the language
+
+
+_FULL_KV = {"peak_running": 40.0, "peak_waiting": 9.0, "peak_kv_cache_usage": 1.0,
+            "preemptions": 7.0}  # fmt: skip
+_SLOTS_BUSY = {"peak_running": 128.0, "peak_waiting": 9.0, "peak_kv_cache_usage": 0.6,
+               "preemptions": 0.0}  # fmt: skip
+_BUDGET = {"peak_running": 10.0, "peak_waiting": 9.0, "peak_kv_cache_usage": 0.2,
+           "preemptions": 0.0}  # fmt: skip
+_TWO_KNOBS = "vllm serve my/model --max-num-seqs 256 --max-num-batched-tokens 4096"
+# One scenario per warning, conclusion and next step the judge can write.
+_SCENARIOS = {
+    "single-run, saturated, failures, two knobs, full KV": (
+        [Setup(saturated=True, send_lag_p99_s=0.012, failed=5)],
+        [Setup(latency=1.3, input_len=1024, command=_TWO_KNOBS, server=_FULL_KV)],
+    ),
+    "mixed and unknown configs, busy slots": (
+        [Setup(), Setup(command="vllm serve my/model --max-num-seqs 64"), Setup()],
+        [Setup(latency=0.7, command=None, server=_SLOTS_BUSY)] * 3,
+    ),
+    "mixed workloads, token budget": (
+        [Setup(), Setup(input_len=2048), Setup()],
+        [Setup(command="vllm serve my/model --max-num-seqs 256", server=_BUDGET)] * 3,
+    ),
+    "a trade-off": (
+        [Setup()] * 3,
+        [Setup(latency=1.3, throughput=1.5, command="vllm serve my/model --max-num-seqs 256")] * 3,
+    ),
+}
+# Words zh-TW readers write in English (names, units), and what quotes code or data verbatim.
+_NAMES = {"KV", "cache", "token", "TTFT", "TPOT", "ITL", "E2EL", "TP", "ms", "p50", "p99", "CI"}
+_VERBATIM = re.compile(r"`[^`]*`|--[a-z-]+|\[[a-z-]+\]|\S*[_/.]\S*|\([^)]*\.json\)")
+
+
+def _write(folder: Path, setups: list[Setup], first_seed: int) -> Path:
+    for i, setup in enumerate(setups):
+        write_runs(folder, setup, [first_seed + i])
+    return folder
+
+
+@pytest.mark.parametrize("scenario", _SCENARIOS)
+def test_compare_in_zh_tw_leaves_no_english_sentence(
+    scenario: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before_setups, after_setups = _SCENARIOS[scenario]
+    before = _write(tmp_path / "b", before_setups, 1)
+    after = _write(tmp_path / "a", after_setups, 101)
+    code, english = _run(["compare", str(before), str(after), "--lang", "en"], capsys)
+    doc = json.loads(_run(["compare", str(before), str(after), "--format", "json"], capsys)[1])
+    code_zh, chinese = _run(["compare", str(before), str(after), "--lang", "zh-TW"], capsys)
+    assert code == code_zh == 0
+    assert doc["conclusion"] in " ".join(english.split())  # the English the JSON carries
+    said = [doc["conclusion"], *(w["message"] for w in doc["warnings"]), doc["next_step"] or ""]
+    flat = " ".join(chinese.split())
+    assert [s for s in said if s and s[:30] in flat] == []
+    assert [f"[{w['rule']}]" for w in doc["warnings"] if f"[{w['rule']}]" not in chinese] == []
+    words = set(re.findall(r"[A-Za-z][A-Za-z0-9]*", _VERBATIM.sub(" ", chinese)))
+    assert words - _NAMES == set(), chinese
+    assert all(display_width(line) <= 80 for line in chinese.splitlines())
 
 
 def test_accept_in_zh_tw(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
