@@ -198,3 +198,26 @@ def test_every_command_takes_lang() -> None:
     ]
     assert len(commands.choices) == len(COMMANDS) >= 7
     assert without == []
+
+
+@pytest.mark.parametrize(
+    ("version", "gpus"), [("0.15.0", "1xT4"), ("0.6.3", "1xA100-80GB"), ("0.33.0", "2xH200")]
+)
+def test_check_in_zh_tw_says_where_defaults_came_from_in_chinese(
+    version: str, gpus: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["check", "--gpus", gpus, "--vllm-version", version, "--lang", "zh-TW", "--",
+            "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"]  # fmt: skip
+    _, chinese = _run(argv, capsys)
+    lines = chinese.splitlines()
+    start = lines.index("實際生效的設定")
+    said = [next(line for line in lines if line.startswith("vLLM")), *lines[start + 1 :]]
+    notes = [line.split("（", 1)[1] for line in said if "（" in line]
+    assert len(notes) >= 5  # the version's source and the defaults vLLM picks here
+    english = [n for n in notes if re.search(r"\b(default|published|engine|own|model's)\b", n)]
+    assert english == []
+    words = set(re.findall(r"[A-Za-z][A-Za-z0-9]*", _VERBATIM.sub(" ", " ".join(notes))))
+    assert words - _NAMES - {"vLLM", "auto", "GPU", "GiB", "T4", "A100", "H200", "SXM"} <= {
+        "float16", "bfloat16", "max", "position", "embeddings", "chunked", "prefill", "context",
+        "checkpoint", "dtype", "K", "GB",
+    }  # names and config keys zh-TW keeps in English  # fmt: skip

@@ -12,12 +12,12 @@ from typing import ClassVar
 
 from servetune import texts
 from servetune.texts import Area, Language
-from servetune.texts import sentence as said
+from servetune.texts import Sentence as Said
 
 __all__ = ["Joined", "Sentence"]
 
 
-class Sentence(said.Sentence):
+class Sentence(Said):
     """A `judge` text key with the facts that fill it."""
 
     __slots__ = ()

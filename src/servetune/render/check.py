@@ -194,7 +194,8 @@ def _settings_lines(report: Report, label: Label) -> list[str]:
     lines = []
     for flag, value in values:
         note = s.defaults.get(flag)
-        suffix = f"  ({note})" if note and flag not in s.user_set else ""
+        said = note.text(report.language) if note else ""
+        suffix = label("default_note", note=said) if note and flag not in s.user_set else ""
         lines += wrap(f"{flag} {value}{suffix}", "  ")
     return lines
 
@@ -212,7 +213,11 @@ def report_text(report: Report, *, colour: bool = False) -> str:
     lines = [_paint(verdict, "bold", colour), ""]
     lines += wrap(_model_line(report.model, label), "")
     lines += wrap(_hardware_line(report.hardware, label), "")
-    version = f"{report.command.version} ({report.command.version_source})"
+    version = label(
+        "version",
+        version=report.command.version,
+        source=report.command.version_origin.text(report.language),
+    )
     lines.append(_heading(label, "vllm", version))
     for severity in ("error", "warning", "info"):
         group = [f for f in report.findings if f.severity == severity]

@@ -50,7 +50,7 @@ def _max_num_seqs(report: Report, _value: str | None, lang: Language) -> str:
     default = s.defaults.get("--max-num-seqs")
     _, vllm_default = _vllm_defaults(report)
     note = (
-        _text("max-num-seqs.default", lang, default=default)
+        _text("max-num-seqs.default", lang, default=default.text(lang))
         if default
         else _text("max-num-seqs.replaced", lang, vllm_default=vllm_default)
     )

@@ -7,10 +7,11 @@ section 4); this module mirrors those choices so the review sees what the server
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 from servetune.review.hardware import GpuSpec, Hardware
 from servetune.review.model import FLOAT16_REFUSED, ModelFacts
+from servetune.texts import Area, Sentence
 from servetune.vllm.flags import version_at_least
 from servetune.vllm.serve_command import ServeCommand
 
@@ -24,6 +25,13 @@ _DTYPE_FLAG = {
 }
 DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4}
 GIB = 1024**3
+
+
+class Reason(Sentence):
+    """How vLLM chose a default, as the check report says it (`review` texts, `default.*`)."""
+
+    __slots__ = ()
+    area: ClassVar[Area] = "review"
 
 
 @dataclass(frozen=True)
@@ -48,7 +56,7 @@ class Settings:
     enforce_eager: bool
     block_size: int
     user_set: frozenset[str] = frozenset()
-    defaults: dict[str, str] = field(default_factory=dict)
+    defaults: dict[str, Reason] = field(default_factory=dict)
 
     @property
     def world_size(self) -> int:
@@ -59,41 +67,43 @@ class Settings:
         return self.world_size * self.data_parallel_size
 
 
-def batch_defaults(version: str, gpu: GpuSpec | None) -> tuple[int, int, str]:
+def batch_defaults(version: str, gpu: GpuSpec | None) -> tuple[int, int, Reason]:
     """(max_num_batched_tokens, max_num_seqs, why) for `vllm serve` on this release and GPU."""
     if gpu is None:
-        return 2048, 256, "vLLM's default for GPUs under 70 GiB (the GPU is not known)"
+        return 2048, 256, Reason("default.batch.unknown-gpu")
     memory = gpu.memory_gib
     is_a100 = "a100" in gpu.name.lower()
     if version_at_least(version, "0.33.0") and memory >= 160:
-        return 16384, 1024, f"vLLM {version}'s default for GPUs with 160 GiB or more"
+        return 16384, 1024, Reason("default.batch.160gib", version=version)
     if version_at_least(version, "0.11.0"):
         if memory >= 70 and not is_a100:
-            return 8192, 1024, f"vLLM {version}'s default for {gpu.name} (70 GiB or more, not A100)"
-        return 2048, 256, f"vLLM {version}'s default for {gpu.name}"
+            return 8192, 1024, Reason("default.batch.70gib-not-a100", version=version, gpu=gpu.name)
+        return 2048, 256, Reason("default.batch.gpu", version=version, gpu=gpu.name)
     if memory >= 70:
-        return 8192, 1024, f"vLLM {version}'s default for GPUs with 70 GiB or more"
-    return 2048, 256, f"vLLM {version}'s default for {gpu.name}"
+        return 8192, 1024, Reason("default.batch.70gib", version=version)
+    return 2048, 256, Reason("default.batch.gpu", version=version, gpu=gpu.name)
 
 
-def _chunked_prefill(command: ServeCommand, max_model_len: int | None) -> tuple[bool, str | None]:
+def _chunked_prefill(
+    command: ServeCommand, max_model_len: int | None
+) -> tuple[bool, Reason | None]:
     version = command.version
     flag = command.switch("--enable-chunked-prefill")
     if not version_at_least(version, "0.8.0"):
         if flag is not None:
             return flag, None
         long_context = max_model_len is not None and max_model_len > 32768
-        return long_context, "vLLM 0.6 turns chunked prefill on only above 32K context"
+        return long_context, Reason("default.chunked.v0")
     if not version_at_least(version, "0.15.0"):
-        return True, f"vLLM {version} (V1 engine) always chunks prefills"
+        return True, Reason("default.chunked.v1", version=version)
     if flag is not None:
         return flag, None
-    return True, "on by default for generative models"
+    return True, Reason("default.chunked.on")
 
 
 def resolve_dtype(  # noqa: PLR0911 - one return per row of vLLM's auto-dtype decision table
     command: ServeCommand, model: ModelFacts | None, gpu: GpuSpec | None
-) -> tuple[Dtype | None, str | None]:
+) -> tuple[Dtype | None, Reason | None]:
     """The compute dtype vLLM will use, and a note when `auto` chose it."""
     flag = (command.text("--dtype") or "auto").lower()
     if flag in _DTYPE_FLAG:
@@ -105,29 +115,29 @@ def resolve_dtype(  # noqa: PLR0911 - one return per row of vLLM's auto-dtype de
     modern = version_at_least(command.version, "0.11.0")
     if checkpoint == "float32":
         if modern and (capability is None or capability >= 80):
-            return "bfloat16", "auto: float32 checkpoints are served in bfloat16"
+            return "bfloat16", Reason("default.dtype.float32-bf16")
         if model is not None and model.model_type == "gemma2":
-            return "bfloat16", "auto: vLLM serves float32 Gemma 2 in bfloat16"
-        return "float16", "auto: float32 checkpoints are served in float16"
+            return "bfloat16", Reason("default.dtype.gemma2")
+        return "float16", Reason("default.dtype.float32-fp16")
     if checkpoint == "bfloat16" and modern and capability is not None and capability < 80:
         if model is not None and model.model_type in FLOAT16_REFUSED:
-            return "float32", "auto: no bfloat16 on this GPU and float16 is refused for this model"
-        return "float16", "auto: this GPU has no bfloat16, vLLM falls back to float16"
-    return checkpoint, "auto: the checkpoint's own dtype"  # type: ignore[return-value]
+            return "float32", Reason("default.dtype.float32-only")
+        return "float16", Reason("default.dtype.no-bf16")
+    return checkpoint, Reason("default.dtype.checkpoint")  # type: ignore[return-value]
 
 
 def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware | None) -> Settings:
     """Effective settings for `command` on `hardware` with `model`."""
     gpu = hardware.spec if hardware else None
     version = command.version
-    defaults: dict[str, str] = {}
+    defaults: dict[str, Reason] = {}
 
     raw_len = command.text("--max-model-len")
     auto_len = raw_len is not None and raw_len.strip().lower() in ("auto", "-1")
     max_model_len = None if auto_len else command.integer("--max-model-len")
     if max_model_len is None and model is not None and model.max_model_len is not None:
         max_model_len = model.max_model_len
-        defaults["--max-model-len"] = f"the model's {model.max_len_key}"
+        defaults["--max-model-len"] = Reason("default.max-model-len", key=str(model.max_len_key))
 
     chunked, why_chunked = _chunked_prefill(command, max_model_len)
     if why_chunked:
@@ -157,7 +167,9 @@ def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware 
     util = command.number("--gpu-memory-utilization")
     if util is None:
         util = util_default
-        defaults["--gpu-memory-utilization"] = f"vLLM {version}'s default"
+        defaults["--gpu-memory-utilization"] = Reason(
+            "default.gpu-memory-utilization", version=version
+        )
 
     return Settings(
         tensor_parallel_size=command.integer("--tensor-parallel-size") or 1,

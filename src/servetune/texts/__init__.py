@@ -66,3 +66,6 @@ def format(area: Area, key: str, language: Language = "en", /, **facts: object) 
         return get(area, key, language).format(**facts)
     except KeyError as missing:
         raise KeyError(f"text {key!r} in area {area!r} needs the fact {missing}") from None
+
+
+from servetune.texts.sentence import Sentence as Sentence  # noqa: E402 - it uses this module

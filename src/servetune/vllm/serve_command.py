@@ -18,9 +18,10 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 from servetune.errors import CommandParseError
+from servetune.texts import Area, Sentence
 from servetune.vllm import flags as vllm_flags
 from servetune.vllm.serve_args import (
     UNICODE_DASHES,
@@ -59,6 +60,16 @@ _DOCKER_VALUE_FLAGS = {
 }  # fmt: skip
 
 
+class VersionSource(Sentence):
+    """Where the vLLM version came from, as the check report says it (`review` texts)."""
+
+    __slots__ = ()
+    area: ClassVar[Area] = "review"
+
+
+_NEWEST = VersionSource("version.newest")
+
+
 @dataclass(frozen=True)
 class ServeCommand:
     """A parsed `vllm serve` command.
@@ -71,7 +82,7 @@ class ServeCommand:
     model: str | None
     args: Mapping[str, ArgValue]
     version: str  # the vLLM flag table used (a known release)
-    version_source: str = "newest known release"  # where `version` came from, in words
+    version_origin: VersionSource = _NEWEST  # where `version` came from
     form: CommandForm = "vllm-serve"
     prefix: tuple[str, ...] = ("vllm", "serve")  # tokens before the vLLM arguments
     model_positional: bool = True
@@ -82,6 +93,11 @@ class ServeCommand:
     image_tag: str | None = None  # docker image tag, e.g. "v0.8.5"
     docker_gpus: str | None = None  # docker's --gpus value
     issues: tuple[ParseIssue, ...] = ()
+
+    @property
+    def version_source(self) -> str:
+        """Where `version` came from, in English words (`version_origin.text(lang)`: in any)."""
+        return self.version_origin.text()
 
     def has(self, flag: str) -> bool:
         return flag in self.args
@@ -339,7 +355,7 @@ def parse_tokens(
         model=builder.model,
         args=dict(builder.args),
         version=table,
-        version_source=source,
+        version_origin=source,
         form=located.form,
         prefix=located.prefix,
         model_positional=builder.model_positional,
@@ -400,26 +416,28 @@ def parse_text(
     return parse_tokens(tokens_from_text(text), version=version, config_dir=config_dir)
 
 
-def _pick_version(requested: str | None, image_tag: str | None) -> tuple[str, str]:
-    """(flag table, where the version came from in words, as reports show it)."""
+def _pick_version(requested: str | None, image_tag: str | None) -> tuple[str, VersionSource]:
+    """(flag table, where the version came from, as reports show it)."""
     if requested is not None:
-        return vllm_flags.table_for(requested), _stand_in("--vllm-version", requested)
+        return vllm_flags.table_for(requested), _stand_in(VersionSource("version.flag"), requested)
     if image_tag and re.match(r"^v?\d+\.\d+", image_tag):
-        return vllm_flags.table_for(image_tag), _stand_in(
-            f"docker image tag {image_tag}", image_tag
-        )
+        source = VersionSource("version.image", tag=image_tag)
+        return vllm_flags.table_for(image_tag), _stand_in(source, image_tag)
     installed = vllm_flags.installed_vllm_version()
     if installed:
-        return vllm_flags.table_for(installed), _stand_in("installed vllm package", installed)
-    return vllm_flags.newest_version(), "newest known release"
+        source = VersionSource("version.installed")
+        return vllm_flags.table_for(installed), _stand_in(source, installed)
+    return vllm_flags.newest_version(), _NEWEST
 
 
-def _stand_in(source: str, version: str) -> str:
+def _stand_in(source: VersionSource, version: str) -> VersionSource:
     """Say so when the release has no published source and another release's flags stand in."""
     table = vllm_flags.fallback_for(version)
     if table is None:
         return source
-    return f"{source}; {version.removeprefix('v')} has no published source, {table}'s flags used"
+    return VersionSource(
+        "version.stand-in", source=source, version=version.removeprefix("v"), table=table
+    )
 
 
 def render(command: ServeCommand, args: Mapping[str, ArgValue], order: Sequence[str]) -> str:
