@@ -18,6 +18,10 @@ text only through `get` / `format` (or `table` where it must walk a whole area);
 imports the table modules, so a zh-TW table is loaded only when a zh-TW text is asked for
 (`servetune check` must start fast).
 
+A sentence decided in one place and said in another (a finding's reason, a comparison's
+warning) is a `Sentence` (`texts/sentence.py`): a key of one area and its facts, said in English
+for JSON documents and in the user's language by the terminal views.
+
 To add an area: write `<area>_en.py` and `<area>_zh_tw.py` (English first; the zh-TW one uses
 Taiwan's vocabulary and full-width punctuation; flags, commands, ids and numbers stay ASCII),
 then add the area's name to `Area` below. The parity test picks it up from there. This package
