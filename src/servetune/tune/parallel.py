@@ -26,18 +26,16 @@ from servetune.tune.executor import Executor, gpus_needed
 from servetune.tune.search import (
     PATIENCE,
     Candidate,
-    Improvement,
     Runner,
     TuneConfig,
     TuneResult,
     _changed,
-    _kv_tokens,
     _missed,
     _State,
-    _tokens_per_request,
-    better,
     command_text,
-    improvement,
+    improves,
+    knob_values,
+    outcome,
 )
 from servetune.tune.trial import EventSink, TrialResult, TrialSpec
 
@@ -171,9 +169,7 @@ def search(
     run = _Run(state, executor, on_event)
     first = state.prepare({})
     baseline = run.batch([first])[0]  # alone
-    kv = _kv_tokens(baseline, first.report)
-    per_request = _tokens_per_request(config.workload)
-    values = dict(config.knobs) if config.knobs else knobs.candidates(first.report, per_request, kv)
+    values = knob_values(config, first, baseline)
     best: TrialResult | None = baseline if baseline.status == "ok" else None
     checked: Interference | None = None
     need = gpus_needed(first.spec)
@@ -189,7 +185,7 @@ def search(
         extra = [_beside(first, config.output)] if beside else []
         results = run.batch(batch, extra)
         for result in results[: len(batch)]:
-            if (best is None and result.status == "ok") or (best and better(result, best)):
+            if improves(result, best):
                 best, idle = result, 0
             else:
                 idle += 1
@@ -200,7 +196,7 @@ def search(
                 executor.one_per_node()
     if interference_check and checked is None:
         on_event("interference check: not run (never room for two trials at once)")
-    return _result(config, state, baseline, best, values=values, checked=checked)
+    return outcome(config, state, baseline, best, values, interference=checked)
 
 
 def _replay(found: Mapping[str, TrialResult]) -> Runner:
@@ -230,24 +226,3 @@ def interference_notes(result: TuneResult) -> list[str]:
     language = result.config.language
     languages: list[Language] = ["en"] if language == "en" else ["en", language]
     return [interference_note(result.interference, lang) for lang in languages]
-
-
-def _result(
-    config: TuneConfig,
-    state: _State,
-    baseline: TrialResult,
-    best: TrialResult | None,
-    *,
-    values: Mapping[str, tuple[str, ...]],
-    checked: Interference | None,
-) -> TuneResult:
-    return TuneResult(
-        config=config,
-        baseline=baseline,
-        best=best,
-        trials=tuple(state.trials),
-        commands=dict(state.commands),
-        improvement=improvement(baseline, best) if best else Improvement(None, None, None),
-        values=values,
-        interference=checked,
-    )

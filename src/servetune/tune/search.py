@@ -290,13 +290,7 @@ def tune(
     state = _State(config, runner, on_event)
     first = state.prepare({})
     baseline = state.execute(first)
-    values = (
-        dict(config.knobs)
-        if config.knobs
-        else knobs.candidates(
-            first.report, _tokens_per_request(config.workload), _kv_tokens(baseline, first.report)
-        )
-    )
+    values = knob_values(config, first, baseline)
     best: TrialResult | None = baseline if baseline.status == "ok" else None
     idle = 0
     while state.starts < config.max_starts and idle < PATIENCE:
@@ -304,10 +298,41 @@ def tune(
         if candidate is None:
             break
         result = state.execute(candidate)
-        if (best is None and result.status == "ok") or (best and better(result, best)):
+        if improves(result, best):
             best, idle = result, 0
         else:
             idle += 1
+    return outcome(config, state, baseline, best, values)
+
+
+def knob_values(
+    config: TuneConfig, first: Candidate, baseline: TrialResult
+) -> dict[str, tuple[str, ...]]:
+    """The values to consider per knob: `--knob` as given, else chosen from check's estimate and
+    the KV cache the baseline's server reported."""
+    if config.knobs:
+        return dict(config.knobs)
+    per_request = _tokens_per_request(config.workload)
+    return knobs.candidates(first.report, per_request, _kv_tokens(baseline, first.report))
+
+
+def improves(result: TrialResult, best: TrialResult | None) -> bool:
+    """Whether `result` becomes the best so far (the first success, or better than the best)."""
+    if best is None:
+        return result.status == "ok"
+    return better(result, best)
+
+
+def outcome(
+    config: TuneConfig,
+    state: _State,
+    baseline: TrialResult,
+    best: TrialResult | None,
+    values: Mapping[str, tuple[str, ...]],
+    *,
+    interference: Interference | None = None,
+) -> TuneResult:
+    """The search's result from what it ran (both the one-at-a-time and the parallel search)."""
     return TuneResult(
         config=config,
         baseline=baseline,
@@ -316,6 +341,7 @@ def tune(
         commands=dict(state.commands),
         improvement=improvement(baseline, best) if best else Improvement(None, None, None),
         values=values,
+        interference=interference,
     )
 
 
