@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from servetune.review import settings
 from servetune.tune.trial import (
     EventSink,
     Placement,
@@ -31,7 +32,6 @@ from servetune.vllm.serve_command import parse_tokens
 
 Runner = Callable[[TrialSpec, EventSink], TrialResult]
 Clock = Callable[[], float]
-_PARALLEL_FLAGS = ("--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size")
 
 
 def gpus_needed(spec: TrialSpec) -> int:
@@ -39,11 +39,7 @@ def gpus_needed(spec: TrialSpec) -> int:
     words = list(spec.argv)
     if len(words) > 1 and words[1] == "serve":
         words[0] = "vllm"  # the program may have any name (--vllm PATH)
-    command = parse_tokens(words)
-    needed = 1
-    for flag in _PARALLEL_FLAGS:
-        needed *= max(command.integer(flag) or 1, 1)
-    return needed
+    return max(settings.resolve(parse_tokens(words), None, None).gpus_needed, 1)
 
 
 def label(spec: TrialSpec) -> str:
