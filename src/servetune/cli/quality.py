@@ -9,7 +9,6 @@ malformed dataset, a server that cannot be reached or does not serve the model),
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -172,12 +171,12 @@ class QualityArgs:
 
 
 def _write_record(path: Path, doc: dict[str, object]) -> None:
-    """Atomically, so an interrupted write never leaves half a record."""
-    tmp = path.with_name(path.name + ".tmp")
+    """Atomically (bench's result-file writer), so an interrupted write never leaves half a
+    record."""
+    from servetune.measure.results import write_atomic
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        write_atomic(path, doc)
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc}", "choose another --output path") from exc
 
