@@ -146,11 +146,8 @@ def ask_all(
     """Every (server, prompt) pair answered, `concurrency` requests in flight per server, and
     whether Ctrl-C cut the run short. On Ctrl-C the pending requests are cancelled and recorded as
     `cancelled`; the replies already in are kept."""
-    pools: dict[str, ThreadPoolExecutor] = {}
-    for server, _ in pairs:
-        pools.setdefault(
-            server.base_url + server.model, ThreadPoolExecutor(max_workers=concurrency)
-        )
+    keys = {s.base_url + s.model for s, _ in pairs}
+    pools = {key: ThreadPoolExecutor(max_workers=concurrency) for key in keys}
     futures = [pools[s.base_url + s.model].submit(ask, s, p) for s, p in pairs]
     interrupted = False
     try:
