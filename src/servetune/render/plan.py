@@ -140,15 +140,11 @@ def _lag(result: PlanResult, lang: Language) -> str:
 def _qps(result: PlanResult, lang: Language) -> str:
     p = result.base.prediction
     if result.slo.empty:
-        per_gpu = p.request_throughput / max(predict_gpus(result), 1)
+        per_gpu = p.request_throughput / max(result.report.settings.gpus_needed, 1)
         return _t("answer.qps.unknown", lang, qps=_n(per_gpu, 2))
     if p.qps_per_gpu is None:
         return _t("answer.qps.none", lang)
     return _t("answer.qps", lang, qps=_n(p.qps_per_gpu, 2))
-
-
-def predict_gpus(result: PlanResult) -> int:
-    return max(result.report.settings.gpus_needed, 1)
 
 
 def _best(result: PlanResult, lang: Language) -> str:
