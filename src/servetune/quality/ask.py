@@ -1,21 +1,39 @@
 """Asking an OpenAI-compatible server the questions: one non-streaming request per question,
-temperature 0, a fixed number in flight, every failure recorded as an error kind (never as a wrong
-answer)."""
+temperature 0, a fixed number in flight per server, every failure recorded as an error kind
+(never as a wrong answer).
+
+The requests go through the load test's HTTP client (`servetune.measure.client.HttpClient`: one
+per server, keep-alive connections, https where the URL says so) on one event loop; an `Asker`
+holds the clients and the in-flight limits. The error kinds are the load test's: `http_<status>`,
+`connect`, `timeout`, `stream_cut` (the connection closed before the whole answer came),
+`malformed` (not HTTP, not JSON, or not a completion) and `cancelled` (Ctrl-C came first).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Coroutine, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Self, TypeVar
 
 from servetune._did_you_mean import suggest
 from servetune.errors import UsageError
+from servetune.measure.client import (
+    ClientLimits,
+    Endpoint,
+    HttpClient,
+    RequestFailed,
+    json_body,
+    run_event_loop,
+)
 
 CHAT = "/v1/chat/completions"
 COMPLETIONS = "/v1/completions"
+MODELS_TIMEOUT_S = 30.0  # GET /v1/models: a server that takes longer is not up
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -38,13 +56,6 @@ class Reply:
     error: str | None = None
 
 
-def _headers(server: Server) -> dict[str, str]:
-    headers = {"Content-Type": "application/json"}
-    if server.api_key:
-        headers["Authorization"] = f"Bearer {server.api_key}"
-    return headers
-
-
 def _body(server: Server, prompt: str) -> bytes:
     payload: dict[str, object] = {
         "model": server.model,
@@ -55,7 +66,7 @@ def _body(server: Server, prompt: str) -> bytes:
         payload["messages"] = [{"role": "user", "content": prompt}]
     else:
         payload["prompt"] = prompt
-    return json.dumps(payload).encode()
+    return json_body(payload)
 
 
 def reply_text(server: Server, data: object) -> str | None:
@@ -75,95 +86,184 @@ def reply_text(server: Server, data: object) -> str | None:
 
 
 def check_url(base_url: str) -> None:
-    """Only http(s) URLs are servers; anything else (file:, a bare host) is a usage error."""
-    if not base_url.startswith(("http://", "https://")):
+    """Only http(s) URLs with a host are servers; anything else (file:, a bare host, a bad port)
+    is a usage error."""
+    try:
+        Endpoint.parse(base_url)
+    except (UsageError, ValueError):  # ValueError: urllib's port check ("http://h:99999")
         raise UsageError(
             f"{base_url!r} is not a server URL", "give the base URL, e.g. http://127.0.0.1:8000"
-        )
+        ) from None
 
 
-def ask(server: Server, prompt: str) -> Reply:
-    """One question and its reply, or the failure: http_<status>, connect, timeout, malformed."""
-    url = server.base_url.rstrip("/") + server.endpoint
-    request = urllib.request.Request(  # noqa: S310 (scheme checked by check_url)
-        url, _body(server, prompt), _headers(server), method="POST"
+def _client(server: Server) -> HttpClient:
+    """No idle connections kept: each question gets a fresh one, as with urllib before. A
+    server that closes after every answer (HTTP/1.0 style, as Python's http.server does) or an
+    idle timeout closing a kept connection just as it is reused would otherwise fail a question
+    (`stream_cut`); one connect costs nothing beside a generated answer."""
+    limits = ClientLimits(
+        connect_timeout_s=server.timeout_s,
+        request_timeout_s=server.timeout_s,
+        max_idle_connections=0,
     )
+    headers = {"Authorization": f"Bearer {server.api_key}"} if server.api_key else {}
+    return HttpClient(Endpoint.parse(server.base_url), limits, headers)
+
+
+def _failure(exc: Exception) -> str:
+    """The error kind of a request that raised `exc`."""
+    if isinstance(exc, RequestFailed):
+        return exc.kind
+    if isinstance(exc, TimeoutError):
+        return "timeout"
+    return "malformed" if isinstance(exc, ValueError) else "connect"  # ValueError: a bad head
+
+
+def _parse(server: Server, body: bytes) -> Reply:
     try:
-        with urllib.request.urlopen(request, timeout=server.timeout_s) as response:  # noqa: S310 (http(s) only, see check_url)
-            raw = response.read()
-    except urllib.error.HTTPError as exc:
-        return Reply(None, f"http_{exc.code}")
-    except TimeoutError:
-        return Reply(None, "timeout")
-    except (urllib.error.URLError, OSError):
-        return Reply(None, "connect")
-    try:
-        text = reply_text(server, json.loads(raw))
-    except ValueError:
+        text = reply_text(server, json.loads(body))
+    except (ValueError, RecursionError):  # not JSON (or not UTF-8), or nested beyond reason
         return Reply(None, "malformed")
     return Reply(text, None) if text is not None else Reply(None, "malformed")
 
 
-def served_models(server: Server) -> list[str]:
-    """Model names from GET /v1/models; raises a usage error when the server cannot be reached."""
-    check_url(server.base_url)
-    url = server.base_url.rstrip("/") + "/v1/models"
-    request = urllib.request.Request(url, headers=_headers(server))  # noqa: S310 (checked above)
+async def ask(client: HttpClient, server: Server, prompt: str) -> Reply:
+    """One question and its reply, or the kind of failure (see the module's docstring)."""
     try:
-        with urllib.request.urlopen(request, timeout=min(server.timeout_s, 30.0)) as response:  # noqa: S310 (http(s) only, see check_url)
-            data = json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        if exc.code in (401, 403):
-            raise UsageError(
-                f"{server.base_url} refused the API key ({exc.code})", "pass --api-key"
-            ) from exc
-        return []
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+        response = await client.request("POST", server.endpoint, _body(server, prompt))
+    except (RequestFailed, ValueError, OSError) as exc:  # OSError includes TimeoutError
+        return Reply(None, _failure(exc))
+    if not 200 <= response.status < 300:
+        return Reply(None, f"http_{response.status}")
+    return _parse(server, response.body)
+
+
+def _unreachable(server: Server, why: str) -> UsageError:
+    return UsageError(
+        f"cannot reach the server at {server.base_url}: {why}",
+        "check the URL and that the server is up (curl URL/v1/models)",
+    )
+
+
+async def served_models(client: HttpClient, server: Server) -> list[str]:
+    """Model names from GET /v1/models (empty when the server has no such list); raises a
+    usage error when the server cannot be reached, refuses the API key or answers garbage."""
+    timeout_s = min(server.timeout_s, MODELS_TIMEOUT_S)
+    try:
+        response = await client.request("GET", "/v1/models", timeout_s=timeout_s)
+    except TimeoutError as exc:
+        raise _unreachable(server, f"no answer to GET /v1/models in {timeout_s:g} s") from exc
+    except RequestFailed as exc:
+        raise _unreachable(server, exc.detail) from exc
+    except ValueError as exc:  # a response head the client could not read
+        raise _unreachable(server, f"its answer is not HTTP ({exc})") from exc
+    except OSError as exc:
+        raise _unreachable(server, str(exc)) from exc
+    if response.status in (401, 403):
         raise UsageError(
-            f"cannot reach the server at {server.base_url}: {exc}",
-            "check the URL and that the server is up (curl URL/v1/models)",
+            f"{server.base_url} refused the API key ({response.status})", "pass --api-key"
+        )
+    if not 200 <= response.status < 300:
+        return []
+    try:
+        data = json.loads(response.body)
+    except (ValueError, RecursionError) as exc:
+        raise UsageError(
+            f"{server.base_url} answered GET /v1/models with something that is not JSON",
+            "check that the URL is an OpenAI-compatible server's (vLLM: http://HOST:8000)",
         ) from exc
     items = data.get("data") if isinstance(data, dict) else None
     return [m["id"] for m in items or [] if isinstance(m, dict) and isinstance(m.get("id"), str)]
 
 
-def check_model(server: Server) -> None:
-    """Fail early, with the served names, when the server does not serve `server.model`."""
-    names = served_models(server)
-    if names and server.model not in names:
-        guess = suggest(server.model, names)
-        raise UsageError(
-            f"{server.base_url} does not serve a model named {server.model!r}",
-            f"it serves: {', '.join(names)}" + (f" (did you mean {guess}?)" if guess else ""),
-        )
+def _wrong_model(server: Server, names: list[str]) -> UsageError:
+    guess = suggest(server.model, names)
+    return UsageError(
+        f"{server.base_url} does not serve a model named {server.model!r}",
+        f"it serves: {', '.join(names)}" + (f" (did you mean {guess}?)" if guess else ""),
+    )
 
 
-def ask_all(
-    pairs: Sequence[tuple[Server, str]],
-    concurrency: int,
-    on_reply: Callable[[int, Reply], None] | None = None,
-) -> tuple[list[Reply], bool]:
-    """Every (server, prompt) pair answered, `concurrency` requests in flight per server, and
-    whether Ctrl-C cut the run short. On Ctrl-C the pending requests are cancelled and recorded as
-    `cancelled`; the replies already in are kept."""
-    keys = {s.base_url + s.model for s, _ in pairs}
-    pools = {key: ThreadPoolExecutor(max_workers=concurrency) for key in keys}
-    futures = [pools[s.base_url + s.model].submit(ask, s, p) for s, p in pairs]
-    interrupted = False
-    try:
-        for index, future in enumerate(futures):
-            reply = future.result()
-            if on_reply is not None:
-                on_reply(index, reply)
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        for pool in pools.values():
-            pool.shutdown(wait=False, cancel_futures=True)
-    return [_settled(f) for f in futures], interrupted
-
-
-def _settled(future: Future[Reply]) -> Reply:
-    if future.done() and not future.cancelled() and future.exception() is None:
-        return future.result()
+def _settled(task: asyncio.Task[tuple[int, Reply]]) -> Reply:
+    if task.done() and not task.cancelled() and task.exception() is None:
+        return task.result()[1]
     return Reply(None, "cancelled")
+
+
+class Asker:
+    """One HTTP client per server and `concurrency` requests in flight per server (base URL
+    and model), for the life of one event loop: `async with Asker(8) as asker: ...`."""
+
+    def __init__(self, concurrency: int) -> None:
+        self.concurrency = concurrency
+        self._clients: dict[Server, HttpClient] = {}
+        self._slots: dict[tuple[str, str], asyncio.Semaphore] = {}
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await asyncio.gather(*(client.aclose() for client in self._clients.values()))
+
+    def client(self, server: Server) -> HttpClient:
+        if server not in self._clients:
+            self._clients[server] = _client(server)
+        return self._clients[server]
+
+    async def check_model(self, server: Server) -> None:
+        """Fail early, with the served names, when the server does not serve `server.model`."""
+        names = await served_models(self.client(server), server)
+        if names and server.model not in names:
+            raise _wrong_model(server, names)
+
+    async def _ask(self, index: int, server: Server, prompt: str) -> tuple[int, Reply]:
+        key = (server.base_url, server.model)
+        if key not in self._slots:
+            self._slots[key] = asyncio.Semaphore(self.concurrency)
+        async with self._slots[key]:
+            return index, await ask(self.client(server), server, prompt)
+
+    async def ask_all(
+        self,
+        pairs: Sequence[tuple[Server, str]],
+        on_reply: Callable[[int, Reply], None] | None = None,
+    ) -> tuple[list[Reply], bool]:
+        """Every (server, prompt) pair answered, in the pairs' order, and whether the run was
+        cut short: cancelling this coroutine (Ctrl-C under `run`) cancels the requests still
+        pending, recorded as `cancelled`, and keeps the replies already in. `on_reply(index,
+        reply)` hears each reply as it comes."""
+        tasks = [asyncio.create_task(self._ask(i, s, p)) for i, (s, p) in enumerate(pairs)]
+        interrupted = False
+        try:
+            for done in asyncio.as_completed(tasks):
+                index, reply = await done
+                if on_reply is not None:
+                    on_reply(index, reply)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            interrupted = True
+            _uncancel()
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        return [_settled(task) for task in tasks], interrupted
+
+
+def _uncancel() -> None:
+    """Ctrl-C was handled here (the run stops with what it has): clear the pending cancel."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        task.uncancel()
+
+
+def run(main: Coroutine[Any, Any, T]) -> T:
+    """Run `main` on an event loop of its own (uvloop where installed), in a helper thread when
+    this thread already runs one (a notebook), so the synchronous API works everywhere."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return run_event_loop(main)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(run_event_loop, main).result()

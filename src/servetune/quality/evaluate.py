@@ -146,19 +146,30 @@ def grade_all(
     )
 
 
+async def _ask_both(
+    config: QualityConfig,
+    questions: list[Question],
+    on_reply: Callable[[int, ask.Reply], None] | None,
+) -> tuple[list[ask.Reply], bool]:
+    pairs = [(config.before, q.prompt) for q in questions] + [
+        (config.after, q.prompt) for q in questions
+    ]
+    async with ask.Asker(config.concurrency) as asker:
+        for server in (config.before, config.after):
+            await asker.check_model(server)
+        return await asker.ask_all(pairs, on_reply)
+
+
 def evaluate(
     config: QualityConfig,
     questions: list[Question],
     on_reply: Callable[[int, ask.Reply], None] | None = None,
 ) -> QualityResult:
     """Check both servers serve their models, ask every question on both, grade and compare.
-    Ctrl-C keeps what was answered (the result says `interrupted`)."""
-    for server in (config.before, config.after):
-        ask.check_model(server)
-    pairs = [(config.before, q.prompt) for q in questions] + [
-        (config.after, q.prompt) for q in questions
-    ]
-    replies, interrupted = ask.ask_all(pairs, config.concurrency, on_reply)
+    Ctrl-C keeps what was answered (the result says `interrupted`). `on_reply(index, reply)`
+    hears each reply as it comes (index: the question's, plus len(questions) on the after
+    side)."""
+    replies, interrupted = ask.run(_ask_both(config, questions, on_reply))
     n = len(questions)
     return grade_all(config, questions, replies[:n], replies[n:], interrupted=interrupted)
 
