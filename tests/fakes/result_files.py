@@ -33,6 +33,11 @@ class Setup:
     server: dict[str, float] | None = None
     failed: int = 0
     goodput: bool = False
+    prefix_len: int = 0  # --random-prefix-len
+    # `isolation` set: a schema-2 file with `prefix_cache` (hit_rate None: no /metrics counters);
+    # None: a schema-1 file, which records neither
+    isolation: str | None = None
+    hit_rate: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -114,6 +119,7 @@ def ours(setup: Setup, seed: int) -> dict[str, Any]:
         "schema_version": 1,
         "config": {"model": "my/model", "dataset_name": "random", "num_prompts": len(reqs),
                    "random_input_len": setup.input_len, "random_output_len": setup.output_tokens,
+                   "random_prefix_len": setup.prefix_len,
                    "request_rate": setup.request_rate, "max_concurrency": setup.max_concurrency},
         "server_command": command,
         "client": {"saturated": setup.saturated, "lag_limit_s": 0.005,
@@ -122,8 +128,18 @@ def ours(setup: Setup, seed: int) -> dict[str, Any]:
                            "summary": {"samples": 20, **setup.server} if setup.server else None},
         "requests": records,
     }  # fmt: skip
+    if setup.isolation is not None:
+        doc["servetune"].update(schema_version=2, prefix_cache=_prefix_cache(setup))
     doc.update(setup.extra)
     return doc
+
+
+def _prefix_cache(setup: Setup) -> dict[str, Any]:
+    """As bench records it: the expected rate is the shared prefix's share of a prompt."""
+    expected = setup.prefix_len / (setup.prefix_len + setup.input_len)
+    return {"isolation": setup.isolation, "reset": setup.isolation == "reset",
+            "prompt_seed": 7, "hit_rate": setup.hit_rate, "expected_hit_rate": expected,
+            "unexpected_hits": False}  # compare judges the rates, not this flag  # fmt: skip
 
 
 def plain_vllm(setup: Setup, seed: int, *, detailed: bool = False) -> dict[str, Any]:

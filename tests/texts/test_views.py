@@ -114,6 +114,10 @@ _SCENARIOS = {
         [Setup(), Setup(input_len=2048), Setup()],
         [Setup(command="vllm serve my/model --max-num-seqs 256", server=_BUDGET)] * 3,
     ),
+    "prefix-cache hits on both sides, for both causes": (
+        [Setup(isolation="reset", hit_rate=0.3)] * 3,
+        [Setup(isolation="none", hit_rate=0.4, latency=0.8)] * 3,
+    ),
     "a trade-off": (
         [Setup()] * 3,
         [Setup(latency=1.3, throughput=1.5, command="vllm serve my/model --max-num-seqs 256")] * 3,

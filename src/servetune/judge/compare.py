@@ -39,7 +39,7 @@ from servetune.judge.runs import (
 )
 from servetune.judge.sentence import Joined, Sentence
 from servetune.measure import metrics as formulas
-from servetune.measure.results import CLIENT_LAG_LIMIT_S
+from servetune.measure.results import CLIENT_LAG_LIMIT_S, unexpected_prefix_hits
 from servetune.measure.server_metrics import MetricsSummary
 from servetune.review.hardware import Hardware, parse_gpus
 from servetune.review.settings import Settings, resolve
@@ -458,6 +458,23 @@ def _failure_warning(label: str, side: Side) -> CompareWarning | None:
         total=total))  # fmt: skip
 
 
+def _prefix_cache_warning(label: str, side: Side) -> CompareWarning | None:
+    """Runs whose prompts the server's prefix cache served beyond what the workload's shared
+    prefix explains (bench's own rule): part of their prefill was skipped. Unknown rates (old
+    files, vLLM's files, servers without /metrics) say nothing."""
+    cached = [r.prefix_cache for r in side.runs]
+    hit = [p for p in cached if unexpected_prefix_hits(p.hit_rate, p.expected_hit_rate)]
+    if not hit:
+        return None
+    worst = max(hit, key=lambda p: (p.hit_rate or 0.0) - (p.expected_hit_rate or 0.0))
+    # Emptied or fresh prompts everywhere: the hits came during the run, not from earlier runs.
+    during = all(p.isolation in ("reset", "fresh-prompts") for p in hit)
+    return CompareWarning("prefix-cache-hits", Sentence(
+        "warning.prefix-cache-hits", side=Sentence(f"side.{label}"), hit=len(hit),
+        runs=len(side.runs), rate=worst.hit_rate or 0.0, expected=worst.expected_hit_rate or 0.0,
+        cause=Sentence(f"prefix-cache.{'during-run' if during else 'earlier-runs'}")))  # fmt: skip
+
+
 def _single_run_warning(before: Side, after: Side) -> CompareWarning | None:
     single = [(label, s.runs[0]) for label, s in (("before", before), ("after", after))
               if len(s.runs) == 1]  # fmt: skip
@@ -536,7 +553,7 @@ def _metric_names(requested: Sequence[str] | None, before: Side, after: Side) ->
 
 def _warnings(before: Side, after: Side, changes: Sequence[ConfigChange]) -> list[CompareWarning]:
     optional = [_single_run_warning(before, after), _knob_warning(changes)]
-    optional += [w(label, side) for w in (_client_warning, _failure_warning)
+    optional += [w(label, side) for w in (_client_warning, _failure_warning, _prefix_cache_warning)
                  for label, side in (("before", before), ("after", after))]  # fmt: skip
     return (
         [w for w in optional[:2] if w]

@@ -68,6 +68,16 @@ class Workload:
 
 
 @dataclass(frozen=True)
+class PrefixCache:
+    """What the run's file says of the server's prefix cache (None: not recorded, as in vLLM's
+    own files and servetune's before result schema 2)."""
+
+    hit_rate: float | None  # prefix-cache hits / queries during the run
+    expected_hit_rate: float | None  # what a random workload's shared prefix explains, at most
+    isolation: str | None  # how earlier runs were kept out: reset, fresh-prompts or none
+
+
+@dataclass(frozen=True)
 class Run:
     """One bench run, as far as its file tells. Metric values in the file's units."""
 
@@ -83,6 +93,7 @@ class Run:
     client_saturated: bool | None
     send_lag_p99_s: float | None
     server: MetricsSummary | None
+    prefix_cache: PrefixCache
 
 
 @dataclass(frozen=True)
@@ -165,6 +176,7 @@ def _run(obj: object, source: str) -> Run:
     client = block.get("client") if block else None
     client = client if isinstance(client, dict) else None
     metrics = block.get("server_metrics") if block else None
+    server = _server(metrics.get("summary") if isinstance(metrics, dict) else None)
     return Run(
         source=source,
         values=_values(doc, samples),
@@ -177,7 +189,8 @@ def _run(obj: object, source: str) -> Run:
         completed=int(_num(doc.get("completed")) or 0),
         client_saturated=_saturated(client),
         send_lag_p99_s=_lag_p99(client),
-        server=_server(metrics.get("summary") if isinstance(metrics, dict) else None),
+        server=server,
+        prefix_cache=_prefix_cache(block, server),
     )
 
 
@@ -190,6 +203,19 @@ def _lag_p99(client: ClientDoc | None) -> float | None:
     lag = client.get("send_lag_s") if client else None
     percentiles = lag.get("percentiles") if isinstance(lag, dict) else None
     return _num(percentiles.get("99")) if isinstance(percentiles, dict) else None
+
+
+def _prefix_cache(block: ServetuneBlock | None, server: MetricsSummary | None) -> PrefixCache:
+    found = block.get("prefix_cache") if block else None
+    found = found if isinstance(found, dict) else None
+    rate = _num(found.get("hit_rate")) if found else None
+    if rate is None and server is not None:
+        rate = server.prefix_cache_hit_rate
+    return PrefixCache(
+        hit_rate=rate,
+        expected_hit_rate=_num(found.get("expected_hit_rate")) if found else None,
+        isolation=_text(found.get("isolation")) if found else None,
+    )
 
 
 def _server(summary: MetricsSummaryDoc | None) -> MetricsSummary | None:
@@ -325,7 +351,7 @@ def _workload(doc: ResultDoc, block: ServetuneBlock | None) -> Workload:
     if asked is not None:
         settings["--num-prompts"] = value_text(asked)
     for key in ("dataset_name", "dataset_path", "random_input_len", "random_output_len",
-                "random_range_ratio", "duration_s", "ignore_eos"):  # fmt: skip
+                "random_range_ratio", "random_prefix_len", "duration_s", "ignore_eos"):  # fmt: skip
         if config.get(key) is not None:
             settings["--" + key.removesuffix("_s").replace("_", "-")] = value_text(config[key])
     completed = _num(doc.get("completed"))

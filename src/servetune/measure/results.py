@@ -46,6 +46,16 @@ LATENCY_METRICS = ("ttft", "tpot", "itl", "e2el")
 PREFIX_HIT_MARGIN = 0.05
 
 
+def unexpected_prefix_hits(hit_rate: float | None, expected_hit_rate: float | None) -> bool:
+    """Whether a run found more of its prompt tokens in the server's prefix cache than its
+    workload explains: hit_rate > expected_hit_rate + PREFIX_HIT_MARGIN. Either unknown (None:
+    no /metrics counters, or not a random workload) is no finding. `bench` and `compare` both
+    judge by this."""
+    if hit_rate is None or expected_hit_rate is None:
+        return False
+    return hit_rate > expected_hit_rate + PREFIX_HIT_MARGIN
+
+
 @dataclass(frozen=True)
 class Summary:
     """Statistics of the measured (non-warmup) requests. Latencies in seconds."""
@@ -263,9 +273,7 @@ def _prefix_cache(run: BenchRun, summary: Summary) -> PrefixCacheDoc:
         "prompt_seed": run.prompt_seed,
         "hit_rate": rate,
         "expected_hit_rate": expected,
-        "unexpected_hits": (
-            expected is not None and rate is not None and rate > expected + PREFIX_HIT_MARGIN
-        ),
+        "unexpected_hits": unexpected_prefix_hits(rate, expected),
     }
 
 

@@ -89,6 +89,24 @@ TEXTS: dict[str, str] = {
         "{side}: {failed} of {total} requests failed; latencies cover the successes only, so a "
         "side that fails its slow requests looks faster."
     ),
+    "warning.prefix-cache-hits": (
+        "{side}: the server found up to {rate:.1%} of the prompt tokens in its prefix cache in "
+        "{hit} of {runs} run(s), where the random workload's shared prefix (--random-prefix-len) "
+        "explains at most {expected:.1%}. Those requests skipped part of their prefill: TTFT and "
+        "throughput look better than on new prompts, and the two sides were not measured "
+        "alike. {cause}"
+    ),
+    "prefix-cache.earlier-runs": (
+        "Nothing kept earlier runs' prompts out of the cache, so a run that repeats another's "
+        "prompts (the same --prompt-seed) starts warm. Do not repeat a --prompt-seed against the "
+        "same server, or start vLLM with VLLM_SERVER_DEV_MODE=1 so that bench can empty the "
+        "cache first."
+    ),
+    "prefix-cache.during-run": (
+        "The cache was emptied before the run, or its prompts were new, so the hits came during "
+        "the run: for example another client sending the server the same prompts. Rerun while "
+        "nothing else uses the server."
+    ),
     "warning.single-run.both": (
         "Both sides have one run: intervals come from resampling requests within a run, which "
         "shows request-to-request noise but not run-to-run drift (changes under {floor:g}% read "

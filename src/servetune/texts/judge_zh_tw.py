@@ -85,6 +85,21 @@ TEXTS: dict[str, str] = {
         "{side}：{total} 個請求中有 {failed} 個失敗；延遲只算成功的請求，"
         "所以慢的請求都失敗的那一邊會看起來比較快。"
     ),
+    "warning.prefix-cache-hits": (
+        "{side}：{runs} 次測試中有 {hit} 次，伺服器在前綴快取裡找到了最多 {rate:.1%} 的提示詞 "
+        "token，但這個隨機工作負載共用的前綴（--random-prefix-len）最多只能解釋 {expected:.1%}。"
+        "這些請求跳過了部分預填計算：TTFT 與吞吐量會比換成全新提示詞時好看，兩邊也不是在相同"
+        "條件下量的。{cause}"
+    ),
+    "prefix-cache.earlier-runs": (
+        "沒有任何做法把先前測試的提示詞擋在快取外，重複使用別次測試提示詞（同一個 --prompt-seed）"
+        "的測試一開始快取就是熱的。不要對同一台伺服器重複使用同一個 --prompt-seed，或以 "
+        "VLLM_SERVER_DEV_MODE=1 啟動伺服器，讓 `servetune bench` 在測試前先清空快取。"
+    ),
+    "prefix-cache.during-run": (
+        "測試前快取已清空，或提示詞是全新的，所以這些命中發生在測試期間：例如有其他用戶端"
+        "對同一台伺服器送出相同的提示詞。請在沒有其他流量使用這台伺服器時重跑。"
+    ),
     "warning.single-run.both": (
         "兩邊都只有一次測試：信賴區間來自重抽單次測試裡的請求，只反映請求之間的雜訊，"
         "反映不了測試之間的飄移（小於 {floor:g}% 的變化都算沒有變化），吞吐量也沒有區間。"
