@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
+from servetune.errors import UsageError
 from servetune.measure import client
 from servetune.measure.client import Endpoint, HttpClient, RequestFailed
 
@@ -69,8 +70,14 @@ async def _collect(http: HttpClient) -> list[bytes]:
     return got
 
 
+@pytest.mark.parametrize("plain", [False, True], ids=["buffered", "plain"])
 @pytest.mark.parametrize("step", [1, 3, 17, 10_000])
-def test_a_stream_cut_anywhere_arrives_whole_and_the_connection_is_reused(step: int) -> None:
+def test_a_stream_cut_anywhere_arrives_whole_and_the_connection_is_reused(
+    step: int, plain: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both connection classes (asyncio's loop gets the buffered one, uvloop the plain one)."""
+    if plain:
+        monkeypatch.setattr(client, "_protocol", lambda _: client._Connection)
     wire = STREAM_HEAD + CHUNKED
 
     async def script(_: asyncio.StreamReader, writer: asyncio.StreamWriter, __: int) -> None:
@@ -129,6 +136,8 @@ def test_one_event_per_write_arrives_one_event_per_call_with_rising_times() -> N
         (b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nshort", "stream_cut", False),
         (b"SSH-2.0-OpenSSH\r\n\r\n", "malformed", False),
         (STREAM_HEAD + b"zz\r\nbad\r\n", "malformed", False),
+        (b"HTTP/1.1 200 OK\r\ncontent-length: 1e3\r\n\r\n", "malformed", False),
+        (b"HTTP/1.1 2\xb2\xb2 OK\r\ncontent-length: 0\r\n\r\n", "malformed", False),
     ],
 )
 def test_failures_are_classified(answer: bytes, kind: str, reused: bool) -> None:
@@ -180,6 +189,42 @@ def test_plain_requests_read_every_form_of_body() -> None:
     result, per_connection = asyncio.run(_serve(script, body))
     assert result == [(200, b"hello"), (200, b"abc"), (204, b""), (200, b"until the end")]
     assert per_connection == [4]
+
+
+@pytest.mark.parametrize(
+    ("version", "connection", "reused"),
+    [("1.0", "", False), ("1.0", "connection: keep-alive\r\n", True), ("1.1", "", True)],
+)
+def test_an_http_1_0_answer_is_not_reused_unless_kept_alive(
+    version: str, connection: str, reused: bool
+) -> None:
+    """A server answering HTTP/1.0 closes after each response unless it says keep-alive: the
+    next request must take a new connection, not fail on the closed one."""
+    answer = f"HTTP/{version} 200 OK\r\n{connection}content-length: 2\r\n\r\n{{}}".encode()
+
+    async def script(_: asyncio.StreamReader, writer: asyncio.StreamWriter, __: int) -> None:
+        writer.write(answer)
+        await writer.drain()
+        if not reused:
+            await asyncio.sleep(0.05)  # the close arrives after the client has the answer
+            writer.close()
+
+    async def body(http: HttpClient) -> list[int]:
+        statuses = []
+        for _ in range(3):
+            statuses.append((await http.request("GET", "/v1/models", timeout_s=5)).status)
+            await asyncio.sleep(0.1)
+        return statuses
+
+    result, per_connection = asyncio.run(_serve(script, body))
+    assert result == [200, 200, 200]
+    assert per_connection == ([3] if reused else [1, 1, 1])
+
+
+@pytest.mark.parametrize("url", ["http://h:99999", "http://h:port", "ftp://h", "h:8000"])
+def test_a_base_url_that_is_not_one_is_a_usage_error(url: str) -> None:
+    with pytest.raises(UsageError, match=r"base URL|port"):
+        Endpoint.parse(url)
 
 
 def test_what_the_sink_raises_ends_the_request_and_the_connection() -> None:

@@ -187,6 +187,25 @@ def test_one_event_per_read_parses_only_the_unusual_events(monkeypatch: pytest.M
         assert len(parsed) == 3  # the first content event, the finish event, the usage event
 
 
+def test_after_a_read_of_several_events_single_events_are_counted_from_bytes_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    framed: list[bytes] = []
+    real_feed = stream.SseParser.feed
+
+    def spy(self: stream.SseParser, data: bytes) -> list[bytes]:
+        framed.append(data)
+        return real_feed(self, data)
+
+    monkeypatch.setattr(stream.SseParser, "feed", spy)
+    event = b"data: " + _vllm_event(" tok", spaced=False, usage=None, finish=False) + b"\n\n"
+    reads = [event, event * 2, event[:40], event[40:] + event[:7], event[7:]] + [event] * 100
+    tally, counter = _tally([(float(i), data) for i, data in enumerate(reads)])
+    assert len(tally.content_times) == counter.output_tokens == 105
+    # Only the reads that did not hold one whole event went through the SSE framing.
+    assert framed == reads[1:5]
+
+
 def test_running_usage_on_every_event_is_read_without_parsing_the_event(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -239,39 +239,3 @@ def test_chunked_decoder_rejects_a_bad_size() -> None:
     with pytest.raises(RequestFailed) as info:
         ChunkedDecoder().feed(b"zz\r\nhello\r\n")
     assert info.value.kind == "malformed"
-
-
-@pytest.mark.parametrize(
-    ("payload", "expected"),
-    [
-        (COMPLETION[6:-2], True),
-        (CHAT[6:-2], True),
-        (ROLE[6:-2], False),
-        (b'{"choices":[{"index":0,"text":"","finish_reason":"length"}]}', False),
-        (b'{"choices":[{"index":0,"text":"\\"q\\""}]}', True),
-        (USAGE[6:-2], None),  # usage needs the full parse
-        (b'{"choices":[{"delta":{"reasoning_content":"hm"}}]}', None),
-        (b'{"choices": [{"text": " spaced"}]}', None),  # other spacing: parse it
-        (b"{not json", None),  # malformed: the full parse raises
-        (b'{"error":{"message":"x"}}', None),
-    ],
-)
-def test_quick_content_agrees_with_the_full_parse(payload: bytes, expected: bool | None) -> None:
-    from servetune.measure.stream import quick_content
-
-    assert quick_content(payload) is expected
-    if expected is not None:
-        assert bool(read_event(payload).content) is expected
-
-
-def test_plain_content_count_or_fall_back() -> None:
-    from servetune.measure.stream import plain_content_count
-
-    content, role = COMPLETION[6:-2], ROLE[6:-2]
-    chat = CHAT[6:-2]
-    assert plain_content_count([content] * 5) == 5
-    assert plain_content_count([role, chat, chat]) == 2  # the role chunk is not a token
-    assert plain_content_count([content, USAGE[6:-2]]) is None  # usage: read one by one
-    assert plain_content_count([content, b"[DONE]"]) is None
-    assert plain_content_count([content, b"{not json"]) is None
-    assert plain_content_count([b'{"choices":[{"delta":{}}]}']) is None  # no text field

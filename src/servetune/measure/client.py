@@ -13,7 +13,6 @@ our callback.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import importlib
 import json
 import os
@@ -75,11 +74,13 @@ class Endpoint:
     @classmethod
     def parse(cls, base_url: str) -> Endpoint:
         parts = urlsplit(base_url.strip())
+        hint = "a server's base URL looks like http://127.0.0.1:8000"
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise UsageError(
-                f"not an http(s) base URL: {base_url!r}", "e.g. --base-url http://127.0.0.1:8000"
-            )
-        port = parts.port or (443 if parts.scheme == "https" else 80)
+            raise UsageError(f"not an http(s) base URL: {base_url!r}", hint)
+        try:
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:  # a port that is not a number from 0 to 65535
+            raise UsageError(f"not a valid port in {base_url!r}", hint) from None
         prefix = parts.path.rstrip("/")
         if prefix.endswith("/v1"):
             prefix = prefix[: -len("/v1")]  # users often paste the OpenAI base (".../v1")
@@ -112,17 +113,19 @@ _READ_SIZE = 1 << 16
 _HEAD_LIMIT = 1 << 16
 
 
-def _parse_head(raw: bytes) -> tuple[int, dict[str, str]]:
+def _parse_head(raw: bytes) -> tuple[str, int, dict[str, str]]:
+    """(HTTP version, status, headers with lower-case names) of a response head."""
     lines = raw.decode("latin-1").split("\r\n")
     parts = lines[0].split(" ", 2)
-    if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
+    status = parts[1] if len(parts) > 1 else ""
+    if not (parts[0].startswith("HTTP/") and status.isascii() and status.isdigit()):
         raise RequestFailed("malformed", f"not an HTTP response: {lines[0][:80]!r}")
     headers: dict[str, str] = {}
     for line in lines[1:]:
         name, sep, value = line.partition(":")
         if sep:
             headers[name.strip().lower()] = value.strip()
-    return int(parts[1]), headers
+    return parts[0], int(status), headers
 
 
 class _Exchange:
@@ -149,9 +152,12 @@ class _Exchange:
             self.future.set_exception(exc)
 
 
-class _Connection(asyncio.BufferedProtocol):
+class _Connection(asyncio.Protocol):
     """One keep-alive HTTP/1.1 connection. Responses are parsed inside `data_received`: a
-    streamed chunk costs one callback from the event loop, not a task switch."""
+    streamed chunk costs one callback from the event loop, not a task switch.
+
+    On uvloop the plain protocol is the cheaper one (its C read path hands over `bytes` of the
+    size read); asyncio's own loop gets `_BufferedConnection` (see there)."""
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
@@ -162,13 +168,6 @@ class _Connection(asyncio.BufferedProtocol):
         self._head = b""
         self._decoder = ChunkedDecoder()
         self._skip = b""  # the end of a last chunk's CRLF, when it had not arrived yet
-        self._view = memoryview(bytearray(_READ_SIZE))  # reads land here: no big bytes per read
-
-    def get_buffer(self, sizehint: int) -> memoryview:  # noqa: ARG002 - asyncio's signature
-        return self._view
-
-    def buffer_updated(self, nbytes: int) -> None:
-        self.data_received(self._view[:nbytes].tobytes())
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # a TCP (or TLS) stream
@@ -187,7 +186,9 @@ class _Connection(asyncio.BufferedProtocol):
 
     @property
     def idle(self) -> bool:
-        return self._exchange is None and self.reusable and not self.lost.done()
+        transport = self.transport
+        closing = transport is None or transport.is_closing()
+        return self._exchange is None and self.reusable and not closing and not self.lost.done()
 
     def send(self, request: bytes, exchange: _Exchange) -> None:
         if self.transport is None or self.transport.is_closing():
@@ -237,19 +238,25 @@ class _Connection(asyncio.BufferedProtocol):
         if rest or self._body == self._empty:
             self.data_received(rest)
 
-    def _start_body(self, exchange: _Exchange, status: int, headers: dict[str, str]) -> None:
+    def _start_body(
+        self, exchange: _Exchange, version: str, status: int, headers: dict[str, str]
+    ) -> None:
         if 100 <= status < 200:  # an interim response: the real one follows
             return
         exchange.status, exchange.headers = status, headers
         if exchange.sink is not None and status != 200:
             exchange.sink = None  # an error's body is collected for the message
-        if headers.get("connection", "").lower() == "close":
-            self.reusable = False
+        connection = headers.get("connection", "").lower()
+        if connection == "close" or (version == "HTTP/1.0" and connection != "keep-alive"):
+            self.reusable = False  # the server closes after this response
         if "chunked" in headers.get("transfer-encoding", "").lower():
             self._decoder = ChunkedDecoder()
             self._body = self._chunked
         elif "content-length" in headers:
-            exchange.left = int(headers["content-length"])
+            length = headers["content-length"]
+            if not (length.isascii() and length.isdigit()):
+                raise RequestFailed("malformed", f"bad Content-Length: {length[:40]!r}")
+            exchange.left = int(length)
             self._body = self._sized if exchange.left > 0 else self._empty
         else:
             self.reusable = False
@@ -265,10 +272,19 @@ class _Connection(asyncio.BufferedProtocol):
         exchange = self._exchange
         if exchange is None:
             return
-        payload = self._decoder.feed(data)
+        decoder = self._decoder
+        sink = exchange.sink
+        if sink is not None and decoder.idle:  # the hot path: one read, one whole chunk
+            end = data.find(b"\r\n")
+            if 0 < end < 9 and data.endswith(b"\r\n"):
+                size = _hex_size(data[:end])
+                if size > 0 and size + end + 4 == len(data):
+                    sink(exchange.clock(), data[end + 2 : -2])
+                    return
+        payload = decoder.feed(data)
         if payload:
             self._deliver(exchange, payload)
-        if self._decoder.done:
+        if decoder.done:
             missing = self._decoder.trailer_missing
             if missing is None:
                 self.reusable = False  # trailers or garbage after the body
@@ -304,6 +320,27 @@ class _Connection(asyncio.BufferedProtocol):
         exchange.finish()
 
 
+class _BufferedConnection(_Connection, asyncio.BufferedProtocol):
+    """The connection on asyncio's own event loop, which reads a plain protocol's data into a
+    new bytes object of its largest read size (256 KiB, allocated and shrunk per read: most of
+    a streamed event's cost there). Reads land in one buffer per connection instead."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._view = memoryview(bytearray(_READ_SIZE))
+
+    def get_buffer(self, sizehint: int) -> memoryview:  # noqa: ARG002 - asyncio's signature
+        return self._view
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.data_received(self._view[:nbytes].tobytes())
+
+
+def _protocol(loop: asyncio.AbstractEventLoop) -> type[_Connection]:
+    """The cheaper connection class for this event loop (asyncio's own, or uvloop's)."""
+    return _BufferedConnection if isinstance(loop, asyncio.BaseEventLoop) else _Connection
+
+
 @dataclass
 class HttpClient:
     """Keep-alive HTTP/1.1 connections to one server; no cap besides the caller's concurrency."""
@@ -319,7 +356,7 @@ class HttpClient:
         try:
             async with asyncio.timeout(self.limits.connect_timeout_s):
                 _, conn = await loop.create_connection(
-                    _Connection, self.endpoint.host, self.endpoint.port, ssl=context
+                    _protocol(loop), self.endpoint.host, self.endpoint.port, ssl=context
                 )
         except TimeoutError as exc:
             raise RequestFailed("connect", "connection attempt timed out") from exc
@@ -420,15 +457,15 @@ class HttpClient:
             task.cancel()
 
 
-def _one_chunk(data: bytes) -> bytes | None:
-    """The body of `data` when it is exactly one whole non-empty chunk, else None."""
-    end = data.find(b"\r\n")
-    size = data[:end]
-    if 0 < end < 9 and size.isalnum() and data.endswith(b"\r\n"):  # no sign, space or _
-        with contextlib.suppress(ValueError):
-            if int(size, 16) + end + 4 == len(data) > end + 4:
-                return data[end + 2 : -2]
-    return None
+def _hex_size(line: bytes) -> int:
+    """A chunk-size line of plain hex digits as a number; -1 for anything else (a sign, spaces,
+    `_`, extensions: the careful decoder then reads it)."""
+    if not line.isalnum():
+        return -1
+    try:
+        return int(line, 16)
+    except ValueError:
+        return -1
 
 
 def _size_line(buffer: bytes, pos: int) -> tuple[int, int] | None:
@@ -487,14 +524,12 @@ class ChunkedDecoder:
         self.clean_end = self._buffer == b"\r\n"
         return b""
 
-    def feed(self, data: bytes) -> bytes:
-        if not (self._buffer or self._remaining or self._crlf or self.done):
-            whole = _one_chunk(data)  # the hot path: one read, one chunk, one streamed event
-            if whole is not None:
-                return whole
-        return self._feed(data)
+    @property
+    def idle(self) -> bool:
+        """Between chunks with nothing buffered: the next byte starts a chunk-size line."""
+        return not (self._buffer or self._remaining or self._crlf or self.done)
 
-    def _feed(self, data: bytes) -> bytes:
+    def feed(self, data: bytes) -> bytes:
         if self.done:
             return self._after_end(data)
         buffer = self._buffer + data if self._buffer else data

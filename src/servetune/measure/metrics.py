@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -50,10 +52,11 @@ def distribution(values: Iterable[float], percentiles: Sequence[int] = PERCENTIL
     if not data:
         return Distribution(0, None, None, None, None, {})
     mean = math.fsum(data) / len(data)
+    deviations = [x - mean for x in data]
     return Distribution(
         count=len(data),
         mean=mean,
-        std=math.sqrt(math.fsum((x - mean) ** 2 for x in data) / len(data)),
+        std=math.sqrt(math.fsum(map(operator.mul, deviations, deviations)) / len(data)),
         min=data[0],
         max=data[-1],
         percentiles={p: percentile(data, p) for p in percentiles},
@@ -101,6 +104,9 @@ def itl_per_token(gaps: Sequence[float], tokens_per_chunk: Sequence[float]) -> l
     A gap g before a chunk of k tokens contributes k values of g / k. `tokens_per_chunk[i]`
     belongs to the chunk that ends gap i. Chunks with no known token count count as 1.
     """
+    n = min(len(gaps), len(tokens_per_chunk))
+    if list(tokens_per_chunk[:n]).count(1) == n:  # one token per chunk: the gaps themselves
+        return list(gaps[:n])
     out: list[float] = []
     for gap, tokens in zip(gaps, tokens_per_chunk, strict=False):
         k = max(1, round(tokens))
@@ -119,10 +125,9 @@ def peak_per_window(events: Iterable[tuple[float, float]], window_s: float = 1.0
     Used for peak output tok/s (weights = tokens of a chunk at its arrival time), counting
     tokens rather than chunks (vLLM counts chunks).
     """
-    buckets: dict[int, float] = {}
+    buckets: defaultdict[float, float] = defaultdict(float)
     for at, weight in events:
-        key = math.floor(at / window_s)
-        buckets[key] = buckets.get(key, 0.0) + weight
+        buckets[at // window_s] += weight
     return max(buckets.values()) / window_s if buckets else None
 
 

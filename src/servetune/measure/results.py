@@ -121,12 +121,16 @@ def summarize(run: BenchRun) -> Summary:
     gaps: list[float] = []
     per_token: list[float] = []
     weighted_chunks: list[tuple[float, float]] = []
+    single_tokens = True  # every chunk carried one token: per-token ITL is the chunk ITL
     for rec in ok:
         rec_gaps = metrics.itl_gaps(rec.content_times)
         shares = _tokens_per_chunk(rec)
         gaps.extend(rec_gaps)
-        per_token.extend(metrics.itl_per_token(rec_gaps, shares[1:]))
+        rec_per_token = metrics.itl_per_token(rec_gaps, shares[1:])
+        single_tokens = single_tokens and len(rec_per_token) == len(rec_gaps)
+        per_token.extend(rec_per_token)
         weighted_chunks.extend(zip(rec.content_times, shares, strict=False))
+    itl = metrics.distribution(gaps)
     slo = run.config.goodput_slo_ms
     good = sum(1 for r in ok if _good(r, slo)) if slo else None
     lags = [lag for r in measured if (lag := r.lag_s) is not None]
@@ -149,9 +153,9 @@ def summarize(run: BenchRun) -> Summary:
         ),
         ttft=metrics.distribution(t for r in ok if (t := r.ttft_s) is not None),
         tpot=metrics.distribution(t for r in ok if (t := _tpot(r)) is not None),
-        itl=metrics.distribution(gaps),
+        itl=itl,
         e2el=metrics.distribution(t for r in ok if (t := r.e2el_s) is not None),
-        itl_per_token=metrics.distribution(per_token),
+        itl_per_token=itl if single_tokens else metrics.distribution(per_token),
         send_lag=send_lag,
         client_queue=metrics.distribution(q for r in measured if (q := r.queue_s) is not None),
         achieved_rate=achieved,

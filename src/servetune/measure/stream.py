@@ -74,35 +74,6 @@ def _delta_text(choice: dict[str, object]) -> str:
     return ""
 
 
-_TEXT_KEYS = (b'"text":"', b'"content":"')
-
-
-def quick_content(payload: bytes) -> bool | None:
-    """Whether one plain content event carries text, read without parsing JSON; None when it
-    needs a full parse (usage, errors, reasoning, other shapes or spacing). An empty text field
-    (a chat role chunk, a finish chunk) is not a token."""
-    count = plain_content_count([payload])
-    return None if count is None else count == 1
-
-
-def plain_content_count(payloads: list[bytes]) -> int | None:
-    """How many of `payloads` carry generated text, when every one of them is a plain content
-    event (one compact text field each, no usage, error, reasoning or [DONE]); else None and
-    the caller reads them one by one. One network read usually holds only such events, so this
-    keeps a load test's per-token cost to a few byte scans."""
-    blob = b"\x00".join(payloads)
-    if b'"usage"' in blob or b'"error"' in blob or b"reasoning" in blob or b"[DONE]" in blob:
-        return None
-    for payload in payloads:
-        if not (payload.startswith(b"{") and payload.endswith(b"}")):
-            return None
-    key = _TEXT_KEYS[0] if _TEXT_KEYS[0] in blob else _TEXT_KEYS[1]
-    total = blob.count(key)
-    if total != len(payloads):
-        return None
-    return total - blob.count(key + b'"')
-
-
 def _load(payload: bytes) -> dict[str, object]:
     try:
         obj = json.loads(payload)
@@ -153,10 +124,17 @@ class TokenCounter(Protocol):
 @dataclass(frozen=True, slots=True)
 class _Template:
     """A content event of this stream, cut around its text: `head` ends with the text's
-    opening quote, `tail` starts at its closing quote and ends the event (usage aside)."""
+    opening quote, `tail` starts at its closing quote and ends the event (usage aside).
+    `read_head` and `read_tail` frame the same event as one whole network read carries it."""
 
     head: bytes
     tail: bytes
+    read_head: bytes = b""
+    read_tail: bytes = b""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "read_head", b"data: " + self.head)
+        object.__setattr__(self, "read_tail", self.tail + b"\n\n")
 
 
 def _learn(payload: bytes, obj: dict[str, object], text: str) -> _Template | None:
@@ -222,20 +200,36 @@ class StreamTally:
 
     def feed(self, at: float, data: bytes) -> None:
         """Body bytes that arrived at `at` (any split of the stream)."""
-        # The hot path: a read holding exactly one whole single-line event.
-        if (
-            self._parser is None
-            and data.startswith(b"data: ")
-            and data.find(b"\n") == len(data) - 2
-            and data.endswith(b"\n\n")
-            and b"\r" not in data
-        ):
-            self._event(at, data[6:-2])
-            return
-        if self._parser is None:
-            self._parser = SseParser()
-        for payload in self._parser.feed(data):
+        parser = self._parser
+        if parser is None:
+            template = self._template
+            # The hot path: a read holding one whole content event shaped like the template
+            # (JSON text holds no raw newline, so nothing else can hide in such a read).
+            if template is not None and data.startswith(template.read_head):
+                start = len(template.read_head)
+                close = data.find(b'"', start)  # no quote in the text, not even an escaped one
+                if (
+                    close > 0
+                    and data[close - 1] != 0x5C
+                    and data.endswith(template.read_tail)
+                    and close + len(template.read_tail) == len(data)
+                ):
+                    if close > start:
+                        self._content(at, None)
+                    return
+            if (
+                data.startswith(b"data: ")
+                and data.find(b"\n") == len(data) - 2
+                and data.endswith(b"\n\n")
+                and b"\r" not in data
+            ):  # one whole single-line event of another shape
+                self._event(at, data[6:-2])
+                return
+            parser = self._parser = SseParser()
+        for payload in parser.feed(data):
             self._event(at, payload)
+        if not parser.pending:
+            self._parser = None  # back on the one-event-per-read path
 
     def _event(self, at: float, payload: bytes) -> None:
         template = self._template
