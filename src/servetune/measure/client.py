@@ -32,8 +32,8 @@ EVENT_LOOP_ENV = "SERVETUNE_EVENT_LOOP"  # "asyncio" forces the standard loop
 
 
 def event_loop_name() -> str:
-    """The event loop a load test runs on: "uvloop" where it is installed (`pip install
-    'servetune[fast]'`; its read path costs far less CPU per streamed chunk), else "asyncio"."""
+    """The event loop a load test runs on: "uvloop" where it is installed (a dependency except
+    on Windows; its read path costs far less CPU per streamed chunk), else "asyncio"."""
     if os.environ.get(EVENT_LOOP_ENV, "").strip().lower() == "asyncio":
         return "asyncio"
     try:
@@ -281,9 +281,13 @@ class _Connection(asyncio.Protocol):
                 if size > 0 and size + end + 4 == len(data):
                     sink(exchange.clock(), data[end + 2 : -2])
                     return
-        payload = decoder.feed(data)
-        if payload:
-            self._deliver(exchange, payload)
+        if sink is not None:  # several events in one read: the same arrival time for each
+            at = exchange.clock()
+            for piece in decoder.pieces(data):
+                if piece:
+                    sink(at, piece)
+        else:
+            exchange.body.append(decoder.feed(data))
         if decoder.done:
             missing = self._decoder.trailer_missing
             if missing is None:
@@ -492,6 +496,7 @@ class ChunkedDecoder:
         self._crlf = False  # a chunk's closing CRLF still to skip
         self.done = False
         self.clean_end = False  # the final CRLF after the last chunk was seen
+        self.idle = True  # between chunks, nothing buffered: the next byte starts a size line
 
     @property
     def trailer_missing(self) -> int | None:
@@ -524,14 +529,16 @@ class ChunkedDecoder:
         self.clean_end = self._buffer == b"\r\n"
         return b""
 
-    @property
-    def idle(self) -> bool:
-        """Between chunks with nothing buffered: the next byte starts a chunk-size line."""
-        return not (self._buffer or self._remaining or self._crlf or self.done)
-
     def feed(self, data: bytes) -> bytes:
+        pieces = self.pieces(data)
+        return pieces[0] if len(pieces) == 1 else b"".join(pieces)
+
+    def pieces(self, data: bytes) -> list[bytes]:
+        """`feed`'s body bytes, one piece per chunk (or part of one) in `data`: a streaming
+        server sends one event per chunk, so each piece is usually one whole event."""
         if self.done:
-            return self._after_end(data)
+            self.idle = False
+            return [self._after_end(data)]
         buffer = self._buffer + data if self._buffer else data
         out: list[bytes] = []
         pos, size_of = 0, len(buffer)
@@ -560,7 +567,8 @@ class ChunkedDecoder:
                 self.clean_end = buffer[pos : pos + 2] == b"\r\n" and size_of == pos + 2
             self._remaining = size
         self._buffer = buffer[pos:]
-        return out[0] if len(out) == 1 else b"".join(out)
+        self.idle = not (self._buffer or self._remaining or self._crlf or self.done)
+        return out
 
 
 def json_body(payload: Mapping[str, object]) -> bytes:

@@ -116,7 +116,7 @@ def _failure(exc: Exception) -> str:
         return exc.kind
     if isinstance(exc, TimeoutError):
         return "timeout"
-    return "malformed" if isinstance(exc, ValueError) else "connect"  # ValueError: a bad head
+    return "connect"
 
 
 def _parse(server: Server, body: bytes) -> Reply:
@@ -131,7 +131,7 @@ async def ask(client: HttpClient, server: Server, prompt: str) -> Reply:
     """One question and its reply, or the kind of failure (see the module's docstring)."""
     try:
         response = await client.request("POST", server.endpoint, _body(server, prompt))
-    except (RequestFailed, ValueError, OSError) as exc:  # OSError includes TimeoutError
+    except (RequestFailed, OSError) as exc:  # OSError includes TimeoutError
         return Reply(None, _failure(exc))
     if not 200 <= response.status < 300:
         return Reply(None, f"http_{response.status}")
@@ -154,9 +154,10 @@ async def served_models(client: HttpClient, server: Server) -> list[str]:
     except TimeoutError as exc:
         raise _unreachable(server, f"no answer to GET /v1/models in {timeout_s:g} s") from exc
     except RequestFailed as exc:
-        raise _unreachable(server, exc.detail) from exc
-    except ValueError as exc:  # a response head the client could not read
-        raise _unreachable(server, f"its answer is not HTTP ({exc})") from exc
+        malformed = exc.kind == "malformed"
+        raise _unreachable(
+            server, f"its answer is not HTTP ({exc.detail})" if malformed else exc.detail
+        ) from exc
     except OSError as exc:
         raise _unreachable(server, str(exc)) from exc
     if response.status in (401, 403):
