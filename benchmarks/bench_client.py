@@ -53,7 +53,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -132,6 +132,7 @@ class Outcome:
     ttft_ms: float | None
     tpot_ms: float | None
     log: Path
+    steady_ms_per_1k: float | None = None  # client CPU per 1k tokens, middle of the stream
 
     def ok(self, load: Load) -> bool:
         return self.exit_code == 0 and self.streams >= load.num_prompts
@@ -203,10 +204,69 @@ def _wait(proc: subprocess.Popen[Any], timeout_s: float) -> int | None:
         return None
 
 
-def _stub_stats(base_url: str) -> tuple[int, int]:
+_TICK_S = 1 / os.sysconf("SC_CLK_TCK")
+STEADY = (0.2, 0.8)  # the share of a run's tokens between which its steady CPU is taken
+POLL_S = 0.2
+
+
+def _proc_table() -> dict[int, tuple[int, float]]:
+    """pid -> (parent pid, CPU seconds of it and its waited-for children), from /proc."""
+    table = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = (entry / "stat").read_text().rpartition(")")[2].split()
+                ticks = sum(int(v) for v in fields[11:15])  # utime stime cutime cstime
+                table[int(entry.name)] = (int(fields[1]), ticks * _TICK_S)
+    return table
+
+
+def _tree_cpu(keep: set[int]) -> float:
+    """CPU seconds of every live descendant of this process but `keep` and theirs: the client,
+    its workers, and workers orphaned to us (we are their subreaper)."""
+    table = _proc_table()
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    total, todo = 0.0, [p for p in children.get(os.getpid(), []) if p not in keep]
+    while todo:
+        pid = todo.pop()
+        total += table[pid][1]
+        todo += children.get(pid, [])
+    return total
+
+
+def _watch(
+    proc: subprocess.Popen[Any], stats_url: str, keep: set[int], timeout_s: float
+) -> tuple[int | None, list[tuple[int, float]]]:
+    """Wait for `proc` as `_wait` does, sampling (tokens the stub has sent, the client's CPU)
+    every POLL_S meanwhile."""
+    samples: list[tuple[int, float]] = []
+    deadline = time.monotonic() + timeout_s
+    while proc.poll() is None and time.monotonic() < deadline:
+        with contextlib.suppress(OSError, ValueError):
+            samples.append((_stub_stats(stats_url)[2], _tree_cpu(keep)))
+        time.sleep(POLL_S)
+    return _wait(proc, max(0.0, deadline - time.monotonic())), samples
+
+
+def steady_ms_per_1k(samples: Sequence[tuple[int, float]], first: int, last: int) -> float | None:
+    """Client CPU ms per 1,000 tokens while the stub's count went from STEADY[0] to STEADY[1]
+    of the run's tokens (first..last): start-up, the last requests and the summary excluded."""
+    low = first + STEADY[0] * (last - first)
+    high = first + STEADY[1] * (last - first)
+    inside = [(t, c) for t, c in samples if low <= t <= high]
+    if len(inside) < 3 or inside[-1][0] - inside[0][0] < 1000:
+        return None
+    (t0, c0), (t1, c1) = inside[0], inside[-1]
+    return (c1 - c0) / (t1 - t0) * 1e6
+
+
+def _stub_stats(base_url: str) -> tuple[int, int, int]:
+    """(streams completed, their tokens, content tokens written so far) from the stub."""
     with urllib.request.urlopen(base_url + "/stub/stats", timeout=10) as response:
         data = json.loads(response.read())
-    return int(data["streams_completed"]), int(data["tokens_streamed"])
+    return int(data["streams_completed"]), int(data["tokens_streamed"]), int(data["tokens_sent"])
 
 
 @contextlib.contextmanager
@@ -245,7 +305,7 @@ class Runner:
                 peer.argv(base_url, load, run), stdin=subprocess.DEVNULL, stdout=out,
                 stderr=subprocess.STDOUT, env=peer.env, cwd=run, start_new_session=True,
             )  # fmt: skip
-            exit_code = _wait(proc, RUN_TIMEOUT_S)
+            exit_code, samples = _watch(proc, stats_url, self.keep, RUN_TIMEOUT_S)
             wall = time.perf_counter() - start
             _reap_all(self.keep)
             cpu = _children_cpu() - cpu_before
@@ -260,6 +320,7 @@ class Runner:
             ttft_ms=ttft,
             tpot_ms=tpot,
             log=log,
+            steady_ms_per_1k=steady_ms_per_1k(samples, before[2], after[2]),
         )
 
 
@@ -455,38 +516,64 @@ def _spread(values: Sequence[float]) -> str:
     return f"{med:.2f} [{min(values):.2f}-{max(values):.2f}]"
 
 
-def _ratios(pairs: dict[str, list[Pair]], peer: str) -> list[float]:
+Figure = Callable[[Pair], float | None]
+
+
+def _marginal(pair: Pair) -> float | None:
+    return pair.ms_per_1k
+
+
+def _steady(pair: Pair) -> float | None:
+    return pair.long.steady_ms_per_1k
+
+
+def _ratios(pairs: dict[str, list[Pair]], peer: str, figure: Figure) -> list[float]:
     """Per-round CPU ratios peer / servetune (rounds where both have a figure)."""
     ratios = []
     for ours, theirs in zip(pairs.get("servetune", []), pairs.get(peer, []), strict=False):
-        a, b = ours.ms_per_1k, theirs.ms_per_1k
+        a, b = figure(ours), figure(theirs)
         if a and b and a > 0:
             ratios.append(b / a)
     return ratios
 
 
-def report_cpu(figures: Figures, scenarios: Sequence[Scenario], names: Sequence[str]) -> None:
-    print("client CPU ms per 1,000 streamed tokens (median of rounds [min-max]):")
+def _cpu_tables(
+    figures: Figures, scenarios: Sequence[Scenario], names: Sequence[str], figure: Figure
+) -> None:
     print(f"  {'scenario':38}" + "".join(f"{n:>22}" for n in names))
     for scenario in scenarios:
         pairs = figures.pairs.get(scenario.key, {})
         cells = []
         for name in names:
-            values = [v for p in pairs.get(name, []) if (v := p.ms_per_1k) is not None]
+            values = [v for p in pairs.get(name, []) if (v := figure(p)) is not None]
             failed = figures.failed.get(f"{scenario.key}/{name}")
             cells.append("FAILED" if failed else _spread(values) if values else "-")
         print(f"  {scenario.label:38}" + "".join(f"{c:>22}" for c in cells))
-    print("\nCPU per token, peer / servetune (median of per-round ratios [min-max]):")
-    print(f"  {'scenario':38}" + "".join(f"{n:>22}" for n in names if n != "servetune"))
+    print("  peer / servetune (median of per-round ratios [min-max]):")
     for scenario in scenarios:
         pairs = figures.pairs.get(scenario.key, {})
-        cells = [_spread(_ratios(pairs, n)) for n in names if n != "servetune"]
-        vllm = _ratios(pairs, "vllm")
+        cells = ["" if n == "servetune" else _spread(_ratios(pairs, n, figure)) for n in names]
+        vllm = _ratios(pairs, "vllm", figure)
         flag = ""
         if vllm and not scenario.spaced:
             target_met = statistics.median(vllm) >= TARGET_RATIO
             flag = "  meets target (>= 2x vllm)" if target_met else "  below target (< 2x vllm)"
         print(f"  {scenario.label:38}" + "".join(f"{c:>22}" for c in cells) + flag)
+
+
+def report_cpu(figures: Figures, scenarios: Sequence[Scenario], names: Sequence[str]) -> None:
+    print(
+        "client CPU ms per 1,000 streamed tokens, marginal: a 256- minus a 16-token run of the"
+        " same requests\n(median of rounds [min-max]):"
+    )
+    _cpu_tables(figures, scenarios, names, _marginal)
+    low, high = (round(share * 100) for share in STEADY)
+    print(
+        f"\nclient CPU ms per 1,000 streamed tokens, steady: while the stub wrote {low}% to"
+        f" {high}% of the 256-token run's tokens\n(start-up, the last requests and the summary"
+        " left out; median of rounds [min-max]):"
+    )
+    _cpu_tables(figures, scenarios, names, _steady)
 
 
 def report_accuracy(figures: Figures, names: Sequence[str]) -> None:

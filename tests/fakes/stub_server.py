@@ -622,7 +622,13 @@ class _Chunks:
         return b"%x\r\n%b\r\n" % (len(event), event)
 
 
-def _stream_events(plan: _Plan, behaviour: StubBehaviour, keep_alive: bool) -> Iterator[_Event]:
+def _stream_events(
+    plan: _Plan,
+    behaviour: StubBehaviour,
+    keep_alive: bool,
+    sent: Callable[[int], None] = lambda _: None,
+) -> Iterator[_Event]:
+    """The stream's events; `sent(tokens)` after each content chunk was taken to be written."""
     chunks = _Chunks(plan, behaviour)
     yield _stream_head(keep_alive)
     if plan.chat and behaviour.role_chunk:
@@ -643,6 +649,7 @@ def _stream_events(plan: _Plan, behaviour: StubBehaviour, keep_alive: bool) -> I
             yield delay_ms / 1000
         done += sizes[index]
         yield chunks.content(sizes[index], done, last=finish_on_last and index == len(sizes) - 1)
+        sent(sizes[index])
     if not finish_on_last:
         yield chunks.finish(done)
     if plan.include_usage and behaviour.usage:
@@ -717,6 +724,7 @@ class StubServer:
         self._running = 0
         self.streams_completed = 0  # streams written to the end (a benchmark counts tokens here)
         self.tokens_streamed = 0
+        self.tokens_sent = 0  # content tokens written so far, finished streams or not
         self._vocab: dict[int, str] = {}
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[Any]] = set()
@@ -880,7 +888,7 @@ class StubServer:
         self._running += 1
         try:
             if plan.stream:
-                events = _stream_events(plan, behaviour, request.keep_alive)
+                events = _stream_events(plan, behaviour, request.keep_alive, self._sent)
                 whole = await _pump(
                     writer, events, self._pacer, event_writes=behaviour.event_writes
                 )
@@ -919,11 +927,15 @@ class StubServer:
         }
         return _json_response({"object": "list", "data": [model]})
 
+    def _sent(self, tokens: int) -> None:
+        self.tokens_sent += tokens
+
     def _stats(self, _: _Request) -> _Response:
         """What the stub sent, for a benchmark that runs it as a process."""
         stats = {
             "streams_completed": self.streams_completed,
             "tokens_streamed": self.tokens_streamed,
+            "tokens_sent": self.tokens_sent,
         }
         return _json_response(stats)
 
