@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from servetune._did_you_mean import suggest
 from servetune.errors import UsageError
+from servetune.judge.advice import next_step, side_peaks
 from servetune.judge.conclusion import conclusion, signed_pct
 from servetune.judge.runs import (
     FAMILIES,
@@ -40,7 +41,6 @@ from servetune.judge.runs import (
 from servetune.judge.sentence import Joined, Sentence
 from servetune.measure import metrics as formulas
 from servetune.measure.results import CLIENT_LAG_LIMIT_S, unexpected_prefix_hits
-from servetune.measure.server_metrics import MetricsSummary
 from servetune.review.hardware import Hardware, parse_gpus
 from servetune.review.settings import Settings, resolve
 from servetune.texts import Language
@@ -69,13 +69,6 @@ SINGLE_RUN_CHANGE_PCT = 10.0
 NORMAL_MEAN_MIN_UNITS = 200
 # Mean tokens per request differing by more than this share make a different workload.
 WORKLOAD_TOLERANCE = 0.10
-# Next-step thresholds on the server's /metrics peaks (KV cache usage is a 0-1 fraction).
-KV_FULL = 0.99  # sampled once a second, a full cache can read 99.x%
-KV_ROOM = 0.90  # below this, more sequences still fit
-KV_LOW = 0.50  # below this, the KV cache is not what limits the batch
-RUNNING_LOW_SHARE = 0.5  # under half of the sequence ceiling running is "well below" it
-SEQS_CEILING_SHARE = 0.95  # a once-a-second sample rarely catches the exact ceiling
-WAITING_MIN = 1.0
 
 # Student t quantiles for a two-sided CONFIDENCE interval, by degrees of freedom (then normal).
 _T = (63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250, 3.169, 3.106, 3.055, 3.012,
@@ -495,46 +488,6 @@ def _knob_warning(changes: Sequence[ConfigChange]) -> CompareWarning | None:
         flags=", ".join(c.flag for c in changes)))  # fmt: skip
 
 
-# --- the next knob ------------------------------------------------------------------------------
-
-
-def _peak(values: Sequence[float | None]) -> float | None:
-    known = [v for v in values if v is not None]
-    return max(known) if known else None
-
-
-def _peaks(side: Side) -> MetricsSummary | None:
-    found = [r.server for r in side.runs if r.server is not None and r.server.samples]
-    if not found:
-        return None
-    return MetricsSummary(
-        samples=sum(s.samples for s in found),
-        peak_running=_peak([s.peak_running for s in found]),
-        peak_waiting=_peak([s.peak_waiting for s in found]),
-        peak_kv_cache_usage=_peak([s.peak_kv_cache_usage for s in found]),
-        preemptions=_peak([s.preemptions for s in found]),  # the most in one run
-    )
-
-
-def _advice(peaks: MetricsSummary, settings: Settings | None) -> Sentence | None:
-    """The seed's decision logic: the first limit the /metrics peaks show, as one step."""
-    kv, waiting, running = peaks.peak_kv_cache_usage, peaks.peak_waiting, peaks.peak_running
-    if kv is not None and kv >= KV_FULL and (peaks.preemptions or 0) > 0:
-        now = Sentence("next.from", seqs=settings.max_num_seqs) if settings else ""
-        return Sentence("next.fewer-seqs", now=now, kv=kv, preemptions=peaks.preemptions or 0)
-    if settings is None or kv is None or running is None or (waiting or 0) < WAITING_MIN:
-        return None
-    ceiling = settings.max_num_seqs * settings.data_parallel_size
-    seqs, budget = settings.max_num_seqs, settings.max_num_batched_tokens
-    if running >= SEQS_CEILING_SHARE * ceiling and kv < KV_ROOM:
-        return Sentence("next.more-seqs", seqs=seqs, twice=2 * seqs, waiting=waiting or 0,
-                        running=running, kv=kv)  # fmt: skip
-    if running < RUNNING_LOW_SHARE * ceiling and kv < KV_LOW and budget:
-        return Sentence("next.bigger-budget", budget=budget, twice=2 * budget,
-                        waiting=waiting or 0, running=running, ceiling=ceiling, kv=kv)  # fmt: skip
-    return None
-
-
 # --- the comparison -----------------------------------------------------------------------------
 
 
@@ -585,8 +538,8 @@ def compare(
     config_warnings = [b_mixed, a_mixed, _unknown_config_warning(b_side, a_side)]
     advice = None
     for side, config in ((after, a_config), (before, b_config)):
-        if (peaks := _peaks(side)) is not None:
-            advice = _advice(peaks, config.settings if config else None)
+        if (peaks := side_peaks(side)) is not None:
+            advice = next_step(peaks, config.settings if config else None)
             break
     return Comparison(
         metrics=rows,

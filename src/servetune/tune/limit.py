@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from servetune.judge.compare import KV_FULL, KV_ROOM, SEQS_CEILING_SHARE
+from servetune.judge.advice import KV_FULL, KV_ROOM, SEQS_CEILING_SHARE
 from servetune.measure.server_metrics import MetricsSample
 
 Limit = Literal[
