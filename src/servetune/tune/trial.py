@@ -8,7 +8,6 @@ never prints; `on_event` receives short progress lines.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shlex
@@ -23,6 +22,7 @@ from typing import Any, Literal
 from servetune.launch import doctor, launcher
 from servetune.measure import metrics, results
 from servetune.measure.bench import BenchConfig, EndpointPath, RequestRecord, run_bench
+from servetune.measure.client import run_event_loop
 from servetune.measure.workload import WorkloadSpec
 from servetune.tune import capacity as cap
 from servetune.tune.limit import Limit, LoadSignals, diagnose, signals
@@ -196,7 +196,7 @@ class Prober:
             request_timeout_s=max(60.0, 30 * max(spec.targets.slo_ms.values()) / 1000),
         )
         self.on_event(f"probe: {users} users" + (f" (repeat {repeat})" if repeat else ""))
-        run = asyncio.run(run_bench(config))
+        run = run_event_loop(run_bench(config))
         summary = results.summarize(run)
         path = spec.folder / "probes" / f"c{users:04d}-r{repeat}.json"
         results.write_atomic(path, results.document(run, summary))
