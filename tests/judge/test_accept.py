@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 import pytest
 
-from servetune import CheckOptions, UsageError, accept, check_argv
+from servetune import CheckOptions, UsageError, accept, check_argv, texts
 from servetune.judge.accept import NAMES, Acceptance, Check
+from servetune.judge.sentence import Sentence
 from servetune.render.judge import acceptance_text
 from servetune.review.check import Report
+from servetune.texts import Language
 
 from result_files import Setup, write_runs
 
@@ -20,8 +23,8 @@ READY = LOGS / "cpu-0.32-ready-then-sigterm.log"
 Q7 = ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192"]
 
 
-def _report(*flags: str, gpus: str | None = "1xA100-80GB") -> Report:
-    options = CheckOptions(gpus=gpus, detect_hardware=gpus is not None)
+def _report(*flags: str, gpus: str | None = "1xA100-80GB", language: Language = "en") -> Report:
+    options = CheckOptions(gpus=gpus, detect_hardware=gpus is not None, language=language)
     return check_argv([*Q7, *flags], options)
 
 
@@ -111,14 +114,27 @@ def test_unreadable_results_fail_data_but_an_unreadable_log_is_an_error(tmp_path
 
 
 def test_check_is_a_plain_value() -> None:
-    check = Check("data", NAMES["data"], "unknown", "")
+    check = Check("data", NAMES["data"], "unknown")
     assert check == Check(id="data", name="before/after numbers exist", status="unknown",
-                          evidence="")  # fmt: skip
+                          sentence=None)  # fmt: skip
+    assert (check.evidence, check.evidence_in("zh-TW")) == ("", "")
     assert Acceptance(checks=(check,)).to_json() == {
         "accepted": False,
         "checks": [{"id": "data", "name": "before/after numbers exist", "status": "unknown",
                     "evidence": ""}],
     }  # fmt: skip
+    said = Check("data", NAMES["data"], "fail", Sentence("evidence.data.missing"))
+    assert said.evidence.startswith("no --before/--after results given")
+    assert said.evidence_in("zh-TW").startswith("沒有給 --before/--after 測試結果")
+    assert Acceptance(checks=(said,)).to_json()["checks"] == [  # the JSON keeps the English
+        {"id": "data", "name": "before/after numbers exist", "status": "fail",
+         "evidence": said.evidence},
+    ]  # fmt: skip
+
+
+def test_the_names_are_the_english_texts() -> None:
+    assert {key: texts.get("judge", f"check.{key}") for key in NAMES} == NAMES
+    assert all(texts.has("judge", f"check.{key}") for key in NAMES)
 
 
 def _quality_file(tmp_path: Path, verdict: str) -> Path:
@@ -157,3 +173,112 @@ def test_a_file_that_is_not_a_quality_result_fails_the_sixth_check(tmp_path: Pat
     check = accept(_report(), probe=_never, quality=bogus).checks[-1]
     assert (check.id, check.status) == ("quality", "fail")
     assert "not a servetune quality result" in check.evidence
+
+
+# --- each check's evidence in zh-TW ------------------------------------------------------------
+
+_CHINESE = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _evidence(result: Acceptance, language: Language) -> dict[str, str]:
+    return {c.id: c.evidence_in(language) for c in result.checks}
+
+
+def test_the_evidence_is_said_in_zh_tw_with_the_facts_kept(tmp_path: Path) -> None:
+    b, a = _sides(tmp_path, "vllm serve m --max-num-seqs 128", "vllm serve m --max-num-seqs 256")
+    result = accept(
+        _report(), log=READY, before=[b], after=[a], probe=_never,
+        quality=_quality_file(tmp_path, "no-detectable-loss"),
+    )  # fmt: skip
+    zh = _evidence(result, "zh-TW")
+    assert zh == {
+        "hardware": "--gpus 指定了 1 張 GPU（A100-80GB-SXM）；需要 1 張 GPU（TP 1 x PP 1 x DP 1）",
+        "quantization": "checkpoint 沒有量化；--quantization 未指定（自動判斷）",
+        "started": f"{READY}：日誌出現「Application startup complete」，伺服器已就緒",
+        "data": "兩邊都有測試結果",
+        "one-knob": "--max-num-seqs 128 -> 256",
+        "quality": (
+            "builtin:math，200 題：之後減之前 = -0.5 個百分點（95% 信賴區間 -1.4 到 +0.4），"
+            "結論：沒有可偵測的品質損失"
+        ),
+    }
+    assert result.checks[-1].evidence == (  # the English the JSON has always carried
+        "builtin:math, 200 questions: after - before = -0.5 points (95% interval -1.4 to +0.4), "
+        "no-detectable-loss"
+    )
+    chinese = acceptance_text(result, "zh-TW")
+    assert chinese.splitlines()[0] == "驗收通過"
+    assert "  [通過] 只改了一個參數：--max-num-seqs 128 -> 256" in chinese
+    assert [name for name in NAMES.values() if name in chinese] == []
+    assert [text for text in zh.values() if text not in chinese] == []
+
+
+def test_failures_and_unknowns_in_zh_tw(tmp_path: Path) -> None:
+    b, a = _sides(tmp_path, "vllm serve m", "vllm serve m")
+    report = _report("--quantization", "awq", "-tp", "2", gpus="4xA100-80GB")
+    failed = accept(report, log=LOGS / "cpu-0.32-quant-awq.log", before=[b], after=[a])
+    zh = _evidence(failed, "zh-TW")
+    assert zh["hardware"].startswith("--gpus 指定了 4 張 GPU（A100-80GB-SXM）；需要 2 張 GPU")
+    # vLLM's log line is quoted as it is, inside a Chinese sentence
+    cause = failed.checks[2].evidence
+    assert cause and zh["started"] == f"啟動失敗，日誌裡的根本原因：{cause}"
+    assert zh["one-knob"] == "兩邊的測試之間沒有改任何服務參數"
+    b, a = _sides(tmp_path / "none", None, None)
+    unknown = _evidence(accept(_report(gpus=None), before=[b], after=[a], probe=_never), "zh-TW")
+    assert unknown["one-knob"] == "測試結果裡沒有記錄伺服器指令"
+    assert unknown["started"] == "沒有給 --log，http://127.0.0.1:8000/health 也沒有回應"
+    missing = _evidence(accept(_report(), probe=_never), "zh-TW")
+    assert (
+        missing["data"]
+        == missing["one-knob"]
+        == ("沒有給 --before/--after 測試結果：請先用 `servetune bench` 測量")
+    )
+    assert all(_CHINESE.search(text) for text in [*zh.values(), *unknown.values()])
+
+
+def test_a_finding_title_is_quoted_in_the_language_asked_for() -> None:
+    """check wrote the finding in the report's language; the JSON still gets its English."""
+    flags = ("--quantization", "awq")
+    english, chinese = _report(*flags), _report(*flags, language="zh-TW")
+    title_en = next(f.title for f in english.findings if f.rule == "quant-on-unquantized")
+    title_zh = next(f.title for f in chinese.findings if f.rule == "quant-on-unquantized")
+    assert title_en != title_zh
+    for report in (english, chinese):
+        check = accept(report, probe=_never).checks[1]
+        assert (check.status, check.evidence, check.evidence_in("zh-TW")) == (
+            "fail", title_en, title_zh,
+        )  # fmt: skip
+    assert accept(chinese, probe=_never).to_json() == accept(english, probe=_never).to_json()
+
+
+def test_quoted_warnings_knobs_and_errors_in_zh_tw(tmp_path: Path) -> None:
+    b = write_runs(tmp_path / "b", Setup(command="vllm serve m"), [1])
+    after = "vllm serve m --max-num-seqs 100 --enable-prefix-caching"
+    a = write_runs(tmp_path / "a", Setup(command=after), [2])
+    result = accept(_report(), before=[b], after=[a], probe=_never)
+    data, knob = result.checks[3:]
+    assert data.evidence.startswith("results found on both sides (Both sides have one run:")
+    # compare's single-run warning, said in zh-TW by compare's own text
+    warning = texts.get("judge", "warning.single-run.both", "zh-TW").split("：")[0]
+    assert data.evidence_in("zh-TW").startswith(f"兩邊都有測試結果（{warning}：")
+    assert "None -> true" in knob.evidence  # the JSON's spelling of a flag set on one side only
+    assert "、" in knob.evidence_in("zh-TW") and "未設定 -> true" in knob.evidence_in("zh-TW")
+    assert knob.evidence_in("zh-TW").startswith("改了 2 個參數：")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    bad = accept(_report(), before=[empty], after=[empty], probe=_never).checks[3]
+    assert bad.evidence_in("zh-TW") == f"測試結果無法使用：{bad.evidence}"  # the error as it is
+    bogus = tmp_path / "bench.json"
+    bogus.write_text('{"completed": 3}', encoding="utf-8")
+    quality = accept(_report(), probe=_never, quality=bogus).checks[-1]
+    assert quality.evidence_in("zh-TW") == f"品質結果無法使用：{quality.evidence}"
+
+
+@pytest.mark.parametrize(
+    ("verdict", "said"),
+    [("better", "變好"), ("worse", "變差"), ("insufficient-data", "資料不足，無法判斷")],
+)
+def test_the_quality_verdict_in_zh_tw(tmp_path: Path, verdict: str, said: str) -> None:
+    check = accept(_report(), probe=_never, quality=_quality_file(tmp_path, verdict)).checks[-1]
+    assert check.evidence.endswith(f"), {verdict}")
+    assert check.evidence_in("zh-TW").endswith(f"），結論：{said}")

@@ -9,6 +9,11 @@
    quality (or a gain) after the change.
 
 Accepted only when every check passes: "unknown" is not a pass, since nothing was shown.
+
+Each check's evidence is a `Sentence` (a `judge` text key, `evidence.*`, and its facts): the JSON
+document carries it in English, the text view says it in the report's language. Text quoted from
+elsewhere stays as it was written: a log line, a result file's path, an error message; a
+review finding's title is quoted in the language asked for.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from servetune.errors import UsageError
+from servetune.judge.sentence import Joined, Sentence
+from servetune.texts import LANGUAGES, Language
 
 if TYPE_CHECKING:
     from servetune.judge.compare import Comparison
@@ -27,7 +34,8 @@ if TYPE_CHECKING:
 CheckStatus = Literal["pass", "fail", "unknown"]
 Probe = Callable[[str, int], bool]  # (host, port) -> does GET /health answer 200?
 
-# Each check's id (the JSON contract) and its name as the report prints it.
+# Each check's id and English name (the JSON contract); the text view says the name in the
+# report's language (`check.<id>` of the judge texts).
 NAMES = {
     "hardware": "hardware matches TP",
     "quantization": "quantization matches the checkpoint",
@@ -41,12 +49,32 @@ _QUANT_RULES = ("quant-on-unquantized", "quant-method-mismatch")
 
 @dataclass(frozen=True)
 class Check:
-    """One acceptance check: `evidence` says what was looked at (empty when nothing was)."""
+    """One acceptance check: `sentence` says what was looked at (None when nothing was);
+    `evidence` is that in English, as the JSON document carries it."""
 
     id: str
     name: str
     status: CheckStatus
-    evidence: str
+    sentence: Sentence | None = None
+
+    @property
+    def evidence(self) -> str:
+        return self.evidence_in("en")
+
+    def evidence_in(self, language: Language) -> str:
+        return self.sentence.text(language) if self.sentence is not None else ""
+
+
+@dataclass(frozen=True)
+class Quoted:
+    """Text another part of servetune wrote, in each language it was written in: said in the
+    language asked for, else in English (a `Sentence` fact)."""
+
+    said: tuple[tuple[Language, str], ...]
+
+    def text(self, language: Language = "en") -> str:
+        by_language = dict(self.said)
+        return by_language.get(language, by_language["en"])
 
 
 @dataclass(frozen=True)
@@ -73,33 +101,61 @@ class Acceptance:
         }
 
 
-def _check(check_id: str, status: CheckStatus, evidence: str) -> Check:
+def _check(check_id: str, status: CheckStatus, evidence: Sentence | None) -> Check:
     return Check(check_id, NAMES[check_id], status, evidence)
+
+
+def _said(key: str, **facts: str | int | float | Sentence | Joined | Quoted) -> Sentence:
+    return Sentence(f"evidence.{key}", **facts)
+
+
+_SOURCES = {"--gpus": "given", "nvml": "nvml"}  # where the GPUs were found: its text key
 
 
 def _hardware(report: Report) -> Check:
     s, machine = report.settings, report.hardware
-    grid = (
-        f"TP {s.tensor_parallel_size} x PP {s.pipeline_parallel_size} x "
-        f"DP {s.data_parallel_size} = {s.gpus_needed}"
+    grid = _said(
+        "hardware.grid",
+        tp=s.tensor_parallel_size,
+        pp=s.pipeline_parallel_size,
+        dp=s.data_parallel_size,
+        gpus=s.gpus_needed,
     )
     if machine is None:
-        return _check("hardware", "unknown", f"no --gpus and NVML found no GPU; {grid}")
-    have = f"{machine.count} GPU(s)" + (f" ({machine.name})" if machine.name else "")
+        return _check("hardware", "unknown", _said("hardware.none", grid=grid))
+    source = _said(f"hardware.source.{_SOURCES[machine.source]}")
+    key = "hardware.named" if machine.name else "hardware.found"
+    have = _said(key, count=machine.count, name=machine.name or "", source=source, grid=grid)
     status: CheckStatus = "pass" if machine.count == s.gpus_needed else "fail"
-    return _check("hardware", status, f"{have} from {machine.source}; {grid}")
+    return _check("hardware", status, have)
+
+
+def _finding_title(report: Report) -> Quoted:
+    """The first quantization finding's title in every language (check wrote it in one)."""
+    from servetune.review.check import review
+
+    def title(language: Language) -> str:
+        said = report
+        if language != report.language:
+            facts, machine = report.model, report.hardware
+            said = review(report.command, model_facts=facts, machine=machine, language=language)
+        return next(f.title for f in said.findings if f.rule in _QUANT_RULES)
+
+    return Quoted(tuple((language, title(language)) for language in LANGUAGES))
 
 
 def _quantization(report: Report) -> Check:
-    bad = [f for f in report.findings if f.rule in _QUANT_RULES]
-    if bad:
-        return _check("quantization", "fail", bad[0].title)
+    if any(f.rule in _QUANT_RULES for f in report.findings):
+        return _check("quantization", "fail", _said("quoted", text=_finding_title(report)))
     if report.model is None:
-        return _check("quantization", "unknown", "the model's config.json was not found")
+        return _check("quantization", "unknown", _said("quantization.no-config"))
     quant = report.model.quantization
-    flag = report.settings.quantization
-    ckpt = f"checkpoint: {quant.method}" if quant else "checkpoint: not quantized"
-    return _check("quantization", "pass", f"{ckpt}; --quantization {flag or '(auto)'}")
+    flag = report.settings.quantization or _said("quantization.auto")
+    if quant is None:
+        return _check("quantization", "pass", _said("quantization.plain", flag=flag))
+    return _check(
+        "quantization", "pass", _said("quantization.method", method=quant.method, flag=flag)
+    )
 
 
 def _read_log(path: Path) -> str:
@@ -118,28 +174,37 @@ def _started(report: Report, log: Path | None, probe: Probe) -> Check:
     if log is not None:
         doctor = diagnose(_read_log(log), report.language)
         if doctor.status == "ready":
-            return _check("started", "pass", f"{log}: Application startup complete")
+            return _check("started", "pass", _said("started.ready", log=str(log)))
         if doctor.status == "failed":
-            return _check("started", "fail", doctor.root_cause or "the log shows a failed start")
-        return _check("started", "unknown", f"{log}: still starting, no ready line yet")
+            cause = doctor.root_cause  # a line of vLLM's log, quoted as it is
+            failed = _said("started.failed", cause=cause) if cause else None
+            return _check("started", "fail", failed or _said("started.failed-unsaid"))
+        return _check("started", "unknown", _said("started.starting", log=str(log)))
     host, port = server_address(report.command)
+    url = f"http://{host}:{port}/health"
     if probe(host, port):
-        return _check("started", "pass", f"GET http://{host}:{port}/health answered 200")
-    return _check(
-        "started", "unknown", f"no --log, and nothing answers http://{host}:{port}/health"
-    )
+        return _check("started", "pass", _said("started.health", url=url))
+    return _check("started", "unknown", _said("started.no-answer", url=url))
+
+
+def _value(value: str | None) -> str | Sentence:
+    return _said("knob.unset") if value is None else value
 
 
 def _one_knob(result: Comparison) -> Check:
     if any(w.rule == "config-unknown" for w in result.warnings):
-        return _check("one-knob", "unknown", "no server command recorded in the results")
+        return _check("one-knob", "unknown", _said("knob.unknown"))
     changes = result.config_changes
-    said = ", ".join(f"{c.flag} {c.before} -> {c.after}" for c in changes)
-    if len(changes) == 1:
-        return _check("one-knob", "pass", said)
     if not changes:
-        return _check("one-knob", "fail", "no serving flag changed between the runs")
-    return _check("one-knob", "fail", f"{len(changes)} knobs changed: {said}")
+        return _check("one-knob", "fail", _said("knob.none"))
+    said = tuple(
+        Sentence("conclusion.knob", flag=c.flag, before=_value(c.before), after=_value(c.after))
+        for c in changes
+    )
+    if len(changes) == 1:
+        return _check("one-knob", "pass", _said("knob.one", change=said[0]))
+    listed = Joined(said, "list.comma")
+    return _check("one-knob", "fail", _said("knob.many", n=len(changes), changes=listed))
 
 
 def _data(before: Sequence[Path], after: Sequence[Path]) -> tuple[Check, Check]:
@@ -147,16 +212,22 @@ def _data(before: Sequence[Path], after: Sequence[Path]) -> tuple[Check, Check]:
     from servetune.judge.runs import load_side
 
     if not before or not after:
-        missing = "no --before/--after results given: measure with `servetune bench` first"
+        missing = _said("data.missing")
         return _check("data", "fail", missing), _check("one-knob", "unknown", missing)
     try:
         result = compare(load_side(before), load_side(after))
     except UsageError as exc:
-        return _check("data", "fail", exc.message), _check("one-knob", "unknown", "")
+        unusable = _said("data.unusable", error=exc.message)
+        return _check("data", "fail", unusable), _check("one-knob", "unknown", None)
     # Numbers that exist but cannot be taken at face value pass, with the reason beside them.
-    doubts = [w.message for w in result.warnings if w.rule in ("single-run", "prefix-cache-hits")]
-    found = "results found on both sides" + "".join(f" ({doubt})" for doubt in doubts)
-    return _check("data", "pass", found), _one_knob(result)
+    doubts = Joined(
+        tuple(
+            _said("data.doubt", warning=w.sentence)
+            for w in result.warnings
+            if w.rule in ("single-run", "prefix-cache-hits")
+        )
+    )
+    return _check("data", "pass", _said("data.found", doubts=doubts)), _one_knob(result)
 
 
 def _quality(path: Path) -> Check:
@@ -165,15 +236,19 @@ def _quality(path: Path) -> Check:
     try:
         summary = read_summary(path)
     except UsageError as exc:
-        return _check("quality", "fail", exc.message)
+        return _check("quality", "fail", _said("quality.unusable", error=exc.message))
 
-    def points(value: float | None) -> str:
-        return "n/a" if value is None else f"{value:+.1f}"
+    def points(value: float | None) -> str | Sentence:
+        return _said("quality.none") if value is None else f"{value:+.1f}"
 
-    evidence = (
-        f"{summary.dataset}, {summary.n} questions: after - before = "
-        f"{points(summary.difference_pct_points)} points (95% interval "
-        f"{points(summary.ci_low)} to {points(summary.ci_high)}), {summary.verdict}"
+    evidence = _said(
+        "quality.result",
+        dataset=summary.dataset,
+        n=summary.n,
+        difference=points(summary.difference_pct_points),
+        low=points(summary.ci_low),
+        high=points(summary.ci_high),
+        verdict=_said(f"quality.verdict.{summary.verdict}"),
     )
     outcomes: dict[str, CheckStatus] = {
         "no-detectable-loss": "pass",

@@ -2,9 +2,9 @@
 
 Their JSON documents are `Comparison.to_json` and `Acceptance.to_json`. The words these views
 print are in the `judge` area of `servetune.texts`, in English and zh-TW. The sentences the
-judge itself writes (the conclusion, warnings, the next step) are `Sentence`s: the JSON
-documents carry them in English, these views say them in the chosen language. Accept's evidence
-stays as the judge wrote it.
+judge itself writes (compare's conclusion, warnings and next step, accept's evidence) are
+`Sentence`s: the JSON documents carry them in English, these views say them in the chosen
+language, and accept's check names too.
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def acceptance_text(result: Acceptance, language: Language = "en") -> str:
             lang,
             status=_t(f"status.{c.status}", lang),
             name=_t(f"check.{c.id}", lang) if texts.has("judge", f"check.{c.id}") else c.name,
-            evidence=c.evidence,
+            evidence=c.evidence_in(lang),
         )
         for c in result.checks
     ]

@@ -1,6 +1,7 @@
 """What `compare` and `accept` print, in English (their JSON documents keep their own English
 keys and values: those are the contract). `verdict.*` and `status.*` spell the closed sets of
-`judge.compare.Verdict` and `judge.accept.CheckStatus`; `check.<id>` names accept's checks."""
+`judge.compare.Verdict` and `judge.accept.CheckStatus`; `check.<id>` names accept's checks and
+`evidence.*` says what each check looked at."""
 
 from __future__ import annotations
 
@@ -160,4 +161,43 @@ TEXTS: dict[str, str] = {
     "check.data": "before/after numbers exist",
     "check.one-knob": "only one knob changed",
     "check.quality": "answer quality held",
+    # --- accept: each check's evidence (the JSON document carries the English) ---
+    "evidence.quoted": "{text}",
+    "evidence.hardware.grid": "TP {tp} x PP {pp} x DP {dp} = {gpus}",
+    "evidence.hardware.none": "no --gpus and NVML found no GPU; {grid}",
+    "evidence.hardware.found": "{count} GPU(s) from {source}; {grid}",
+    "evidence.hardware.named": "{count} GPU(s) ({name}) from {source}; {grid}",
+    "evidence.hardware.source.given": "--gpus",
+    "evidence.hardware.source.nvml": "nvml",
+    "evidence.quantization.no-config": "the model's config.json was not found",
+    "evidence.quantization.auto": "(auto)",
+    "evidence.quantization.plain": "checkpoint: not quantized; --quantization {flag}",
+    "evidence.quantization.method": "checkpoint: {method}; --quantization {flag}",
+    "evidence.started.ready": "{log}: Application startup complete",
+    "evidence.started.failed": "{cause}",
+    "evidence.started.failed-unsaid": "the log shows a failed start",
+    "evidence.started.starting": "{log}: still starting, no ready line yet",
+    "evidence.started.health": "GET {url} answered 200",
+    "evidence.started.no-answer": "no --log, and nothing answers {url}",
+    "evidence.data.missing": (
+        "no --before/--after results given: measure with `servetune bench` first"
+    ),
+    "evidence.data.unusable": "{error}",
+    "evidence.data.found": "results found on both sides{doubts}",
+    "evidence.data.doubt": " ({warning})",
+    "evidence.knob.unknown": "no server command recorded in the results",
+    "evidence.knob.none": "no serving flag changed between the runs",
+    "evidence.knob.one": "{change}",
+    "evidence.knob.many": "{n} knobs changed: {changes}",
+    "evidence.knob.unset": "None",  # how the JSON document has always spelled an unset side
+    "evidence.quality.unusable": "{error}",
+    "evidence.quality.result": (
+        "{dataset}, {n} questions: after - before = {difference} points (95% interval {low} to "
+        "{high}), {verdict}"
+    ),
+    "evidence.quality.none": "n/a",
+    "evidence.quality.verdict.no-detectable-loss": "no-detectable-loss",
+    "evidence.quality.verdict.better": "better",
+    "evidence.quality.verdict.worse": "worse",
+    "evidence.quality.verdict.insufficient-data": "insufficient-data",
 }
