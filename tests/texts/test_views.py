@@ -170,6 +170,87 @@ def test_accept_in_zh_tw(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert len(english.splitlines()) == len(chinese.splitlines()) == 6
 
 
+_LOGS = Path(__file__).resolve().parents[1] / "data" / "vllm-logs"
+_SEQS = "vllm serve my/model --max-num-seqs"
+# One scenario per kind of evidence accept writes: accept's options, the sides' setups (none: no
+# --before/--after), the quality verdict (none: no --quality) and the served model and flags.
+_Q7 = "Qwen/Qwen2.5-7B-Instruct"
+_ACCEPT_SCENARIOS = {
+    "everything passes": (
+        ["--gpus", "1xA100-80GB", "--log", str(_LOGS / "cpu-0.32-ready-then-sigterm.log")],
+        ([Setup(command=f"{_SEQS} 128")] * 3, [Setup(command=f"{_SEQS} 256")] * 3),
+        "no-detectable-loss",
+        [_Q7, "--max-num-seqs", "256"],
+    ),
+    "wrong GPUs and quantization, a failed start, no knob changed": (
+        ["--gpus", "4xA100-80GB", "--log", str(_LOGS / "cpu-0.32-quant-awq.log")],
+        ([Setup()] * 3, [Setup(latency=1.2)] * 3),
+        "worse",
+        [_Q7, "--quantization", "awq", "-tp", "2"],
+    ),
+    "one run a side, two knobs, one flag set after only": (
+        ["--gpus", "1xA100-80GB"],
+        ([Setup()], [Setup(command=f"{_SEQS} 256 --enable-prefix-caching")]),
+        "insufficient-data",
+        [_Q7, "--port", "1"],
+    ),
+    "no command recorded, prefix-cache hits, a quantized checkpoint, no --gpus": (
+        [],
+        ([Setup(command=None, isolation="reset", hit_rate=0.3)] * 3, [Setup(command=None)] * 3),
+        "better",
+        [f"{_Q7}-AWQ", "--port", "1"],
+    ),
+    "nothing measured": (["--gpus", "2xH100"], None, None, [_Q7, "--port", "1"]),
+}
+# Besides compare's: quotes of a log line, GPU and dataset names.
+_ACCEPT_VERBATIM = re.compile(r"「[^」]*」|[a-z]+:[a-z]+|（[A-Z0-9-]+）")
+_ACCEPT_NAMES = {"GPU", "NVML", "PP", "DP", "x", "GET", "checkpoint", "AWQ", "awq", "true"}
+
+
+def _accept_argv(scenario: str, tmp_path: Path) -> tuple[list[str], list[str]]:
+    """accept's options, and the serve command after `--`."""
+    options, sides, verdict, served = _ACCEPT_SCENARIOS[scenario]
+    argv = ["accept", *options]
+    if sides is not None:
+        before = _write(tmp_path / "b", sides[0], 1)
+        after = _write(tmp_path / "a", sides[1], 101)
+        argv += ["--before", str(before), "--after", str(after)]
+    if verdict is not None:
+        quality = tmp_path / "quality.json"
+        doc = {"schema_version": 1, "dataset": "builtin:math", "n": 200, "verdict": verdict,
+               "difference_pct_points": -0.5, "ci_low": -1.4, "ci_high": 0.4}  # fmt: skip
+        quality.write_text(json.dumps(doc), encoding="utf-8")
+        argv += ["--quality", str(quality)]
+    return argv, ["--", "vllm", "serve", *served]
+
+
+@pytest.mark.parametrize("scenario", _ACCEPT_SCENARIOS)
+def test_accept_in_zh_tw_leaves_no_english_sentence(
+    scenario: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    options, command = _accept_argv(scenario, tmp_path)
+    code, english = _run([*options, "--lang", "en", *command], capsys)
+    doc = json.loads(_run([*options, "--format", "json", *command], capsys)[1])
+    code_zh, chinese = _run([*options, "--lang", "zh-TW", *command], capsys)
+    assert code == code_zh == 1 - doc["accepted"]
+    zh_json = _run([*options, "--format", "json", "--lang", "zh-TW", *command], capsys)[1]
+    assert json.loads(zh_json) == doc  # the JSON contract does not depend on the language
+    assert [c["evidence"] for c in doc["checks"] if c["evidence"] not in english] == []
+    assert [c["name"] for c in doc["checks"] if c["name"] in chinese] == []
+    assert len(chinese.splitlines()) == len(english.splitlines()) == 1 + len(doc["checks"])
+    # A failed start quotes vLLM's own log line as it is.
+    quoted = [
+        c["evidence"] for c in doc["checks"] if c["id"] == "started" and c["status"] == "fail"
+    ]
+    for line in quoted:
+        assert line in chinese
+        chinese = chinese.replace(line, " ")
+    words = set(
+        re.findall(r"[A-Za-z][A-Za-z0-9]*", _VERBATIM.sub(" ", _ACCEPT_VERBATIM.sub(" ", chinese)))
+    )
+    assert words - _NAMES - _ACCEPT_NAMES == set(), chinese
+
+
 @pytest.mark.parametrize("shift", range(12))
 def test_chinese_wrapping_keeps_punctuation_with_its_words(shift: int) -> None:
     """Closing punctuation never starts a line, an opening bracket never ends one, nothing is
