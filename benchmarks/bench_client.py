@@ -14,6 +14,9 @@ yielding between events as vLLM's server does) unless a scenario says otherwise.
    not counted). Rounds repeat the whole set, clients interleaved within each scenario and their
    order rotated by round; the ratios (peer / servetune) are taken per round, and the median and
    spread of those ratios are printed, so a busy neighbour that slows one round shows as spread.
+   Beside that marginal figure, a steady one: the client's process-tree CPU (from /proc, every
+   0.2 s) over the stub's live token count while it wrote 20% to 80% of the long run's tokens,
+   which leaves start-up, the last requests and the summary out (and with them start-up noise).
 2. TTFT and TPOT accuracy: in the paced scenario (TTFT 50 ms, ITL 20 ms, 100 streams), each
    client's reported medians minus the stub's settings. The stub's own timing is not perfect on a
    loaded machine (a late write), so servetune's error is the yardstick: a client further off than
@@ -30,7 +33,7 @@ tests of other work on this machine never overlap a measurement. The script repo
 exits 0; a CPU ratio under 2x on vLLM's chunks is flagged "below target".
 
     .venv/bin/python benchmarks/bench_client.py --setup   # once: .venvs/guidellm, .venvs/aiperf
-    .venv/bin/python benchmarks/bench_client.py           # ~25 minutes on 2 busy cores
+    .venv/bin/python benchmarks/bench_client.py --rounds 2   # ~25 minutes on 2 cores
     .venv/bin/python benchmarks/bench_client.py --quick   # 1 round, 2 scenarios, 2 rates
     .venv/bin/python benchmarks/bench_client.py --scale 0.1 --rounds 1   # a smoke test
     .venv/bin/python benchmarks/bench_client.py --peers servetune,vllm --scenarios zero-100
