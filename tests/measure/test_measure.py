@@ -218,7 +218,7 @@ def test_write_atomic(tmp_path: Path) -> None:
 
 
 def test_chunked_decoder_at_every_split() -> None:
-    from servetune.measure.client import ChunkedDecoder
+    from servetune.measure.chunked import ChunkedDecoder
 
     body = b"data: one\n\n" * 3 + b"x" * 300
     wire = b""
@@ -234,8 +234,7 @@ def test_chunked_decoder_at_every_split() -> None:
 
 
 def test_chunked_decoder_rejects_a_bad_size() -> None:
-    from servetune.measure.client import ChunkedDecoder, RequestFailed
+    from servetune.measure.chunked import ChunkedDecoder, MalformedChunk
 
-    with pytest.raises(RequestFailed) as info:
+    with pytest.raises(MalformedChunk, match="bad chunk size"):
         ChunkedDecoder().feed(b"zz\r\nhello\r\n")
-    assert info.value.kind == "malformed"

@@ -25,6 +25,7 @@ from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 from servetune.errors import UsageError
+from servetune.measure.chunked import ChunkedDecoder, MalformedChunk, hex_size
 
 Clock = Callable[[], float]
 T = TypeVar("T")
@@ -277,19 +278,28 @@ class _Connection(asyncio.Protocol):
         if sink is not None and decoder.idle:  # the hot path: one read, one whole chunk
             end = data.find(b"\r\n")
             if 0 < end < 9 and data.endswith(b"\r\n"):
-                size = _hex_size(data[:end])
+                size = hex_size(data[:end])
                 if size > 0 and size + end + 4 == len(data):
                     sink(exchange.clock(), data[end + 2 : -2])
                     return
+        self._chunks(exchange, decoder, data)
+
+    def _chunks(self, exchange: _Exchange, decoder: ChunkedDecoder, data: bytes) -> None:
+        """Any other read of a chunked body: parts of chunks, several chunks, the last one."""
+        try:
+            pieces = decoder.pieces(data)
+        except MalformedChunk as exc:
+            raise RequestFailed("malformed", str(exc)) from exc
+        sink = exchange.sink
         if sink is not None:  # several events in one read: the same arrival time for each
             at = exchange.clock()
-            for piece in decoder.pieces(data):
+            for piece in pieces:
                 if piece:
                     sink(at, piece)
         else:
-            exchange.body.append(decoder.feed(data))
+            exchange.body.append(b"".join(pieces))
         if decoder.done:
-            missing = self._decoder.trailer_missing
+            missing = decoder.trailer_missing
             if missing is None:
                 self.reusable = False  # trailers or garbage after the body
             self._skip = b"\r\n"[2 - missing :] if missing else b""
@@ -459,116 +469,6 @@ class HttpClient:
             await task
         finally:
             task.cancel()
-
-
-def _hex_size(line: bytes) -> int:
-    """A chunk-size line of plain hex digits as a number; -1 for anything else (a sign, spaces,
-    `_`, extensions: the careful decoder then reads it)."""
-    if not line.isalnum():
-        return -1
-    try:
-        return int(line, 16)
-    except ValueError:
-        return -1
-
-
-def _size_line(buffer: bytes, pos: int) -> tuple[int, int] | None:
-    """(chunk size, position after its line), or None while the line is incomplete."""
-    end = buffer.find(b"\r\n", pos)
-    if end < 0:
-        return None
-    try:
-        return int(buffer[pos:end].split(b";", 1)[0], 16), end + 2
-    except ValueError as exc:
-        raise RequestFailed("malformed", "bad chunk size in the response") from exc
-
-
-class ChunkedDecoder:
-    """Incremental `Transfer-Encoding: chunked` decoding of whatever bytes have arrived.
-
-    `feed` returns the body bytes it could decode (possibly part of a chunk; the SSE framing
-    above does its own buffering). `done` turns true at the zero-size last chunk.
-    """
-
-    def __init__(self) -> None:
-        self._buffer = b""
-        self._remaining = 0  # body bytes of the current chunk still to come
-        self._crlf = False  # a chunk's closing CRLF still to skip
-        self.done = False
-        self.clean_end = False  # the final CRLF after the last chunk was seen
-        self.idle = True  # between chunks, nothing buffered: the next byte starts a size line
-
-    @property
-    def trailer_missing(self) -> int | None:
-        """After the last chunk: bytes of its closing CRLF still unread (0-2), or None when
-        something else (trailers, garbage) follows."""
-        if not self.done:
-            return None
-        rest = self._buffer
-        return 2 - len(rest) if b"\r\n".startswith(rest) else None
-
-    def _whole_chunks(self, buffer: bytes, out: list[bytes]) -> int:
-        """Fast path: copy out every complete chunk at the front of `buffer`; returns where
-        the first incomplete one starts (the general loop handles it)."""
-        pos, size_of, find = 0, len(buffer), buffer.find
-        while True:
-            end = find(b"\r\n", pos)
-            if end < 0:
-                return pos
-            try:
-                size = int(buffer[pos:end], 16)
-            except ValueError:
-                return pos  # chunk extensions or garbage: the careful loop decides
-            if size == 0 or end + 4 + size > size_of:
-                return pos
-            out.append(buffer[end + 2 : end + 2 + size])
-            pos = end + 4 + size
-
-    def _after_end(self, data: bytes) -> bytes:
-        self._buffer += data
-        self.clean_end = self._buffer == b"\r\n"
-        return b""
-
-    def feed(self, data: bytes) -> bytes:
-        pieces = self.pieces(data)
-        return pieces[0] if len(pieces) == 1 else b"".join(pieces)
-
-    def pieces(self, data: bytes) -> list[bytes]:
-        """`feed`'s body bytes, one piece per chunk (or part of one) in `data`: a streaming
-        server sends one event per chunk, so each piece is usually one whole event."""
-        if self.done:
-            self.idle = False
-            return [self._after_end(data)]
-        buffer = self._buffer + data if self._buffer else data
-        out: list[bytes] = []
-        pos, size_of = 0, len(buffer)
-        if not self._remaining and not self._crlf:
-            pos = self._whole_chunks(buffer, out)
-        while not self.done:
-            if self._remaining:
-                take = min(self._remaining, size_of - pos)
-                out.append(buffer[pos : pos + take])
-                pos += take
-                self._remaining -= take
-                if self._remaining:
-                    break
-                self._crlf = True
-            if self._crlf:
-                if size_of - pos < 2:
-                    break
-                pos += 2
-                self._crlf = False
-            line = _size_line(buffer, pos)
-            if line is None:
-                break
-            size, pos = line
-            if size == 0:
-                self.done = True
-                self.clean_end = buffer[pos : pos + 2] == b"\r\n" and size_of == pos + 2
-            self._remaining = size
-        self._buffer = buffer[pos:]
-        self.idle = not (self._buffer or self._remaining or self._crlf or self.done)
-        return out
 
 
 def json_body(payload: Mapping[str, object]) -> bytes:
