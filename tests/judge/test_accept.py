@@ -261,7 +261,7 @@ def test_quoted_warnings_knobs_and_errors_in_zh_tw(tmp_path: Path) -> None:
     # compare's single-run warning, said in zh-TW by compare's own text
     warning = texts.get("judge", "warning.single-run.both", "zh-TW").split("：")[0]
     assert data.evidence_in("zh-TW").startswith(f"兩邊都有測試結果（{warning}：")
-    assert "None -> true" in knob.evidence  # the JSON's spelling of a flag set on one side only
+    assert "unset -> true" in knob.evidence  # a flag set on one side only, as compare says it
     assert "、" in knob.evidence_in("zh-TW") and "未設定 -> true" in knob.evidence_in("zh-TW")
     assert knob.evidence_in("zh-TW").startswith("改了 2 個參數：")
     empty = tmp_path / "empty"

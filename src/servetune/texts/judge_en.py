@@ -189,7 +189,7 @@ TEXTS: dict[str, str] = {
     "evidence.knob.none": "no serving flag changed between the runs",
     "evidence.knob.one": "{change}",
     "evidence.knob.many": "{n} knobs changed: {changes}",
-    "evidence.knob.unset": "None",  # how the JSON document has always spelled an unset side
+    "evidence.knob.unset": "unset",  # as compare's table says it
     "evidence.quality.unusable": "{error}",
     "evidence.quality.result": (
         "{dataset}, {n} questions: after - before = {difference} points (95% interval {low} to "
