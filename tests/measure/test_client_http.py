@@ -288,3 +288,20 @@ def test_the_event_loop_is_uvloop_only_where_installed(monkeypatch: pytest.Monke
         assert client.event_loop_name() == "uvloop"
         assert client.run_event_loop(loop_type()).startswith("uvloop")
     assert os.environ.get(client.EVENT_LOOP_ENV) is None
+
+
+@pytest.mark.parametrize("loop_name", ["asyncio", "uvloop"])
+def test_each_event_loop_gets_its_cheaper_connection(
+    loop_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """asyncio's loop would allocate its 256 KiB read size per read of a plain protocol: the
+    buffered connection reads into its own buffer there; uvloop hands over sized bytes."""
+    if loop_name == "uvloop":
+        pytest.importorskip("uvloop")
+    monkeypatch.setenv(client.EVENT_LOOP_ENV, "asyncio" if loop_name == "asyncio" else "")
+
+    async def chosen() -> type[client._Connection]:
+        return client._protocol(asyncio.get_running_loop())
+
+    expected = client._BufferedConnection if loop_name == "asyncio" else client._Connection
+    assert client.run_event_loop(chosen()) is expected
