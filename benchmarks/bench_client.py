@@ -165,16 +165,27 @@ def become_subreaper() -> None:
         print("warning: not a subreaper: CPU of orphaned client workers is not counted")
 
 
-def _children() -> list[int]:
-    """Our child processes (adopted orphans included), from /proc."""
-    me, found = os.getpid(), []
+_TICK_S = 1 / os.sysconf("SC_CLK_TCK")
+STEADY = (0.2, 0.8)  # the share of a run's tokens between which its steady CPU is taken
+POLL_S = 0.2
+
+
+def _proc_table() -> dict[int, tuple[int, float]]:
+    """pid -> (parent pid, CPU seconds of it and its waited-for children), from /proc."""
+    table = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             with contextlib.suppress(OSError, IndexError, ValueError):
-                stat = (entry / "stat").read_text()
-                if int(stat.rpartition(")")[2].split()[1]) == me:
-                    found.append(int(entry.name))
-    return found
+                fields = (entry / "stat").read_text().rpartition(")")[2].split()
+                ticks = sum(int(v) for v in fields[11:15])  # utime stime cutime cstime
+                table[int(entry.name)] = (int(fields[1]), ticks * _TICK_S)
+    return table
+
+
+def _children() -> list[int]:
+    """Our child processes (adopted orphans included), from /proc."""
+    me = os.getpid()
+    return [pid for pid, (parent, _) in _proc_table().items() if parent == me]
 
 
 def _reap_all(keep: set[int], timeout_s: float = 60.0) -> None:
@@ -205,23 +216,6 @@ def _wait(proc: subprocess.Popen[Any], timeout_s: float) -> int | None:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         return None
-
-
-_TICK_S = 1 / os.sysconf("SC_CLK_TCK")
-STEADY = (0.2, 0.8)  # the share of a run's tokens between which its steady CPU is taken
-POLL_S = 0.2
-
-
-def _proc_table() -> dict[int, tuple[int, float]]:
-    """pid -> (parent pid, CPU seconds of it and its waited-for children), from /proc."""
-    table = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, IndexError, ValueError):
-                fields = (entry / "stat").read_text().rpartition(")")[2].split()
-                ticks = sum(int(v) for v in fields[11:15])  # utime stime cutime cstime
-                table[int(entry.name)] = (int(fields[1]), ticks * _TICK_S)
-    return table
 
 
 def _tree_cpu(keep: set[int]) -> float:
