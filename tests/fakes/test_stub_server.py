@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from vllm_capture import captured_streams
 
 from stub_server import StubBehaviour, StubServer, ThreadedStub
 
@@ -433,21 +434,6 @@ def test_runs_as_a_process_until_sigterm() -> None:
 
 # --- vLLM 0.32.0's exact bytes -------------------------------------------------------------------
 
-# Captured from vLLM 0.32.0 (CPU build, a tiny model) with curl -N; copied from
-# shared/reference/vllm-stream-0.32.0.txt (gathered for this project from the real server).
-CAPTURE = Path(__file__).resolve().parent.parent / "data" / "streams" / "vllm-stream-0.32.0.txt"
-
-
-def _captured_streams() -> list[list[bytes]]:
-    """The two captured streams (completions, chat), as lists of `data: ...` lines."""
-    streams: list[list[bytes]] = []
-    for line in CAPTURE.read_bytes().splitlines():
-        if line.startswith(b"# POST"):
-            streams.append([])
-        elif line.startswith(b"data: "):
-            streams[-1].append(line)
-    return streams
-
 
 def _normalized(line: bytes) -> bytes:
     """What may differ between two servers' runs: ids, times, model, texts, counts."""
@@ -473,7 +459,7 @@ def test_vllm_shape_matches_the_capture_byte_for_byte(path: str, index: int) -> 
     behaviour = StubBehaviour(shape="vllm-0.32", event_writes=True, model="tiny")
     with ThreadedStub(behaviour) as stub:
         lines = _event_lines(_raw_post(stub.port, path, body))
-    expected = _captured_streams()[index]
+    expected = captured_streams()[index]
     assert [_normalized(x) for x in lines] == [_normalized(x) for x in expected]
     assert lines[-1] == b"data: [DONE]"
     assert re.fullmatch(rb'data: \{"id":"(chat)?cmpl-[0-9a-f]{16}".*', lines[0])

@@ -11,25 +11,17 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
+from vllm_capture import captured_streams
 
 from servetune.measure import stream
 from servetune.measure.stream import MalformedStream, StreamFailed, StreamTally, read_event
 
-CAPTURE = Path(__file__).resolve().parent.parent / "data" / "streams" / "vllm-stream-0.32.0.txt"
-
 
 def _captured() -> list[list[bytes]]:
     """The captured completions and chat streams, each as its SSE events (with framing)."""
-    streams: list[list[bytes]] = []
-    for line in CAPTURE.read_bytes().splitlines():
-        if line.startswith(b"# POST"):
-            streams.append([])
-        elif line.startswith(b"data: "):
-            streams[-1].append(line + b"\n\n")
-    return streams
+    return [[line + b"\n\n" for line in lines] for lines in captured_streams()]
 
 
 @dataclass
