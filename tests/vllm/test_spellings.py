@@ -142,3 +142,60 @@ def test_repeated_entrypoint_is_explained_as_such() -> None:
     report = check_text("docker run vllm/vllm-openai:latest vllm serve Qwen/Qwen3-8B", options)
     (finding,) = [f for f in report.findings if f.rule == "unknown-flag"]
     assert "image name" in finding.title
+
+
+# vLLM's ROCm install docs (docs/getting_started/installation/gpu.rocm.inc.md, 0.12 and later):
+# docker's device and group options before the image, the model after it.
+ROCM_DOCS = """docker run --rm \\
+    --group-add=video \\
+    --cap-add=SYS_PTRACE \\
+    --security-opt seccomp=unconfined \\
+    --device /dev/kfd \\
+    --device /dev/dri \\
+    -v ~/.cache/huggingface:/root/.cache/huggingface \\
+    --env "HF_TOKEN=$HF_TOKEN" \\
+    -p 8000:8000 \\
+    --ipc=host \\
+    vllm/vllm-openai-rocm:latest \\
+    --model Qwen/Qwen3-0.6B"""
+
+
+def test_docker_options_of_any_image_are_dockers() -> None:
+    cmd = parse_text(ROCM_DOCS, version="0.12.0")
+    assert cmd.model == "Qwen/Qwen3-0.6B"
+    assert cmd.issues == ()
+    spaced = ROCM_DOCS.replace("--group-add=video", "--group-add video --privileged")
+    assert parse_text(spaced, version="0.12.0").issues == ()
+
+
+# The tag is AMD's (rocm/vllm on Docker Hub, quoted in a public vllm_container.sh template).
+def test_an_image_without_vllms_entrypoint_runs_the_command_after_it() -> None:
+    amd = (
+        "docker run -it --network=host --group-add=video --ipc=host --cap-add=SYS_PTRACE "
+        "--device /dev/kfd --device /dev/dri rocm/vllm:rocm6.3.1_mi300_ubuntu22.04_py3.12_vllm_0.6.6 "
+        "vllm serve Qwen/Qwen3-8B -tp 2"
+    )
+    cmd = parse_text(amd, version=None)
+    assert (cmd.model, cmd.args.get("--tensor-parallel-size"), cmd.issues) == (
+        "Qwen/Qwen3-8B",
+        "2",
+        (),
+    )
+    assert cmd.version == "0.6.6"  # the release inside the tag (a real ROCm image tag)
+    python_m = amd.replace(
+        "vllm serve Qwen/Qwen3-8B",
+        "python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B",
+    )
+    assert parse_text(python_m, version="0.6.6").model == "Qwen/Qwen3-8B"
+    wrapped = amd.replace(
+        "vllm serve Qwen/Qwen3-8B -tp 2", "bash -c 'vllm serve Qwen/Qwen3-8B -tp 2'"
+    )
+    assert parse_text(wrapped, version="0.6.6").args.get("--tensor-parallel-size") == "2"
+
+
+def test_podman_reads_as_docker() -> None:
+    cmd = parse_text(
+        "podman run --device nvidia.com/gpu=all vllm/vllm-openai:v0.12.0 Qwen/Qwen3-8B",
+        version=None,
+    )
+    assert (cmd.form, cmd.model, cmd.version) == ("docker", "Qwen/Qwen3-8B", "0.12.0")

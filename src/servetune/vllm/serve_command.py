@@ -52,12 +52,34 @@ _PREFIX_WORDS = {"sudo", "nohup", "exec", "time", "env", "command"}
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _API_SERVER_MODULES = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
 _API_SERVER_SCRIPT = re.compile(r"(^|/)api_server\.py$")
-_DOCKER_VALUE_FLAGS = {
-    "-e", "--env", "-p", "--publish", "-v", "--volume", "--name", "--gpus", "--ipc", "--shm-size",
-    "--runtime", "--entrypoint", "-w", "--workdir", "--network", "--net", "--mount", "--env-file",
-    "-u", "--user", "--device", "--restart", "--cpus", "--memory", "-m", "--ulimit", "--label",
-    "-l", "--platform", "--pull", "--hostname", "-h", "--cap-add", "--security-opt", "--add-host",
-}  # fmt: skip
+# Every `docker run` option that takes a value (docker's own reference, `docker run --help`, and
+# podman's additions): the word after it is the option's, not the image. Options not listed are
+# docker's booleans (`--privileged`, `--rm`, `-it`...). Sorted, one table: docker's, not vLLM's.
+_DOCKER_VALUE_FLAG_WORDS = """
+    -a --add-host --annotation --attach --blkio-weight --blkio-weight-device -c --cap-add
+    --cap-drop --cgroup-parent --cgroupns --cidfile --cpu-count --cpu-percent --cpu-period
+    --cpu-quota --cpu-rt-period --cpu-rt-runtime --cpu-shares --cpus --cpuset-cpus --cpuset-mems
+    --detach-keys --device --device-cgroup-rule --device-read-bps --device-read-iops
+    --device-write-bps --device-write-iops --dns --dns-option --dns-search --domainname -e
+    --entrypoint --env --env-file --expose --gpus --group-add --health-cmd --health-interval
+    --health-retries --health-start-interval --health-start-period --health-timeout -h --hooks-dir
+    --hostname --io-maxbandwidth --io-maxiops --ip --ip6 --ipc --isolation --kernel-memory -l
+    --label --label-file --link --link-local-ip --log-driver --log-opt -m --mac-address --memory
+    --memory-reservation --memory-swap --memory-swappiness --mount --name --net --net-alias
+    --network --network-alias --oom-score-adj -p --pid --pids-limit --platform --pod --publish
+    --pull --restart --runtime --security-opt --shm-size --stop-signal --stop-timeout
+    --storage-opt --sysctl --tmpfs -u --ulimit --user --userns --uts -v --volume --volume-driver
+    --volumes-from -w --workdir
+"""
+_DOCKER_VALUE_FLAGS = frozenset(_DOCKER_VALUE_FLAG_WORDS.split())
+# Container programs whose `run` takes docker's options.
+_CONTAINER_RUNNERS = frozenset({"docker", "podman", "nerdctl"})
+# Images whose entrypoint is vLLM's server already (vllm/vllm-openai, -rocm, -cpu...): words after
+# the image are its arguments. Any other image (rocm/vllm, a CUDA base, one's own) runs the
+# command written after it, as docker's CMD.
+_VLLM_ENTRYPOINT_IMAGE = re.compile(r"^(?:[\w.-]+(?::\d+)?/)?vllm/vllm-openai[\w-]*(?::|@|$)")
+# A vLLM release inside a tag that says more: `rocm6.3.1_mi300_ubuntu22.04_py3.12_vllm_0.6.6`.
+_TAG_VERSION = re.compile(r"(?:^|[_-])vllm[_-]?v?(?P<version>\d+\.\d+(?:\.\d+)?)")
 
 
 class VersionSource(Sentence):
@@ -150,7 +172,7 @@ _START = re.compile(
     r"(?:^|\s|[$#>]\s*)((?:[A-Za-z_][A-Za-z0-9_]*=\S+\s+)*"
     r"(?:sudo\s+|nohup\s+|exec\s+)*"
     r"(?:\S*/)?(?:vllm\s+serve\b|python[0-9.]*\s+-m\s+vllm\.entrypoints|"
-    r"python[0-9.]*\s+\S*api_server\.py\b|docker\s+run\b))"
+    r"python[0-9.]*\s+\S*api_server\.py\b|(?:docker|podman|nerdctl)\s+run\b))"
 )
 
 
@@ -213,15 +235,13 @@ def _strip_leading(tokens: list[str]) -> tuple[list[str], dict[str, str]]:
     return tokens, env
 
 
-def _locate_docker(tokens: list[str], env: dict[str, str]) -> _Located:
+def _docker_options(tokens: list[str], env: dict[str, str]) -> tuple[int, str | None, bool]:
+    """Read `docker run`'s own options: (index of the image, --gpus, whether --entrypoint)."""
     gpus: str | None = None
     entrypoint = False
     index = 2
-    while index < len(tokens):
-        token = tokens[index]
-        if not token.startswith("-"):
-            break
-        name, has_equals, value = token.partition("=")
+    while index < len(tokens) and tokens[index].startswith("-"):
+        name, has_equals, value = tokens[index].partition("=")
         if name in _DOCKER_VALUE_FLAGS and not has_equals:
             value = tokens[index + 1] if index + 1 < len(tokens) else ""
             index += 1
@@ -232,20 +252,66 @@ def _locate_docker(tokens: list[str], env: dict[str, str]) -> _Located:
             key, _, val = value.partition("=")
             env[key] = val
         index += 1
+    return index, gpus, entrypoint
+
+
+def _after_image(rest: list[str]) -> list[str] | None:
+    """The server command written after the image (`vllm serve ...`, `python3 -m ...`, or either
+    inside `bash -c "..."`), or None when the words are arguments to the image's entrypoint."""
+    if len(rest) >= 3 and Path(rest[0]).name in ("bash", "sh") and rest[1] in ("-c", "-lc"):
+        rest = shlex.split(rest[2], comments=True) if _START.search(rest[2]) else rest
+    words = _strip_leading(_cut_at_shell_operators(rest))[0]
+    if len(words) < 2:
+        return None
+    if Path(words[0]).name == "vllm" and words[1] == "serve":
+        return rest
+    if Path(words[0]).name.startswith("python") and (
+        words[1] == "-m" or _API_SERVER_SCRIPT.search(words[1])
+    ):
+        return rest
+    return None
+
+
+def image_version(tag: str | None) -> str | None:
+    """The vLLM release an image tag names: `v0.8.5`, `0.9.1`, `rocm6.3.1_..._vllm_0.6.6`."""
+    if not tag:
+        return None
+    if re.match(r"^v?\d+\.\d+", tag):
+        return tag
+    found = _TAG_VERSION.search(tag)
+    return found.group("version") if found else None
+
+
+def _locate_docker(tokens: list[str], env: dict[str, str]) -> _Located:
+    index, gpus, entrypoint = _docker_options(tokens, env)
     if index >= len(tokens):
         raise CommandParseError(
             "the docker command names no image", "give the vLLM image, e.g. vllm/vllm-openai:latest"
         )
     image = tokens[index]
     tag = image.rpartition(":")[2] if ":" in image.rpartition("/")[2] else None
-    rest = tokens[index + 1 :]
     prefix = tuple(tokens[: index + 1])
-    repeated = rest[:2] == ["vllm", "serve"]
-    if repeated:
-        prefix, rest = (*prefix, "vllm", "serve"), rest[2:]
-    # The image already runs the server (its entrypoint), so `vllm serve` after the image reaches
-    # vLLM as two stray words: 'unrecognized arguments' unless --entrypoint replaced it.
-    return _Located("docker", prefix, tuple(rest), env, tag, gpus, repeated and not entrypoint)
+    inner = _after_image(tokens[index + 1 :])
+    if inner is None:
+        return _Located("docker", prefix, tuple(tokens[index + 1 :]), env, tag, gpus)
+    located = _locate(inner)
+    # vLLM's own images already run the server (their entrypoint), so `vllm serve` after the
+    # image reaches vLLM as two stray words: 'unrecognized arguments' unless --entrypoint
+    # replaced it. Other images run what follows them.
+    repeated = (
+        located.form == "vllm-serve"
+        and _VLLM_ENTRYPOINT_IMAGE.match(image) is not None
+        and not entrypoint
+    )
+    return _Located(
+        "docker",
+        prefix + located.prefix,
+        located.args,
+        env | located.env,
+        tag,
+        gpus,
+        repeated,
+    )
 
 
 def _locate(tokens: Sequence[str]) -> _Located:
@@ -257,7 +323,7 @@ def _locate(tokens: Sequence[str]) -> _Located:
         return _Located("api-server", tuple(words[:3]), tuple(words[3:]), env, None, None)
     if is_python and _API_SERVER_SCRIPT.search(words[1]):
         return _Located("api-server", tuple(words[:2]), tuple(words[2:]), env, None, None)
-    if len(words) >= 2 and Path(words[0]).name == "docker" and words[1] == "run":
+    if len(words) >= 2 and Path(words[0]).name in _CONTAINER_RUNNERS and words[1] == "run":
         return _locate_docker(list(words), env)
     if words and Path(words[0]).name == "vllm":
         raise CommandParseError(
@@ -420,9 +486,10 @@ def _pick_version(requested: str | None, image_tag: str | None) -> tuple[str, Ve
     """(flag table, where the version came from, as reports show it)."""
     if requested is not None:
         return vllm_flags.table_for(requested), _stand_in(VersionSource("version.flag"), requested)
-    if image_tag and re.match(r"^v?\d+\.\d+", image_tag):
+    from_image = image_version(image_tag)
+    if image_tag and from_image:
         source = VersionSource("version.image", tag=image_tag)
-        return vllm_flags.table_for(image_tag), _stand_in(source, image_tag)
+        return vllm_flags.table_for(from_image), _stand_in(source, from_image)
     installed = vllm_flags.installed_vllm_version()
     if installed:
         source = VersionSource("version.installed")
