@@ -73,6 +73,9 @@ DEVICE_MEMORY = {"MI250X": 64.0}
 ROCM_QUANTIZATION = {
     "gfx90a": ["gguf", "compressed-tensors", "quark"],
     "gfx942": ["fp8", "ptpc_fp8", "gguf", "compressed-tensors", "quark", "mxfp4"],
+    # CDNA 4 (MI350X/MI355X) keeps CDNA 3's FP8 and adds native MXFP4; RDNA cards (gfx1100,
+    # gfx1201) have no row: the docs' table does not say, so the review says nothing either.
+    "gfx950": ["fp8", "ptpc_fp8", "gguf", "compressed-tensors", "quark", "mxfp4"],
 }
 # Extra rows (GPUs the reference table lacks), same columns, with a source per row.
 EXTRA_GPUS = ROOT / "scripts" / "sources" / "gpus_extra.csv"

@@ -47,6 +47,15 @@ NAMED_IN_ISSUES = [
     ("AMD Instinct MI250X", "MI250X", 64, "gfx90a"),
     ("MI300X", "MI300X", 192, "gfx942"),
     ("MI325X", "MI325X", 256, "gfx942"),
+    # issue 18's families: workstation Turing, consumer 20/50 series, Radeon, CDNA 4
+    ("Quadro RTX 5000", "Quadro-RTX-5000", 16, "7.5"),
+    ("RTX 5070 Ti", "RTX-5070-Ti", 16, "12.0"),
+    ("NVIDIA GeForce RTX 5090 D", "RTX-5090-D", 32, "12.0"),
+    ("NVIDIA GeForce RTX 2070 SUPER", "RTX-2070-SUPER", 8, "7.5"),
+    ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-PRO-6000-Blackwell", 96, "12.0"),
+    ("Tesla P40", "P40", 24, "6.1"),
+    ("AMD Radeon RX 7900 XTX", "RX-7900-XTX", 24, "gfx1100"),
+    ("MI355X", "MI355X", 288, "gfx950"),
 ]
 
 
@@ -105,3 +114,34 @@ def test_every_added_row_names_its_source_and_is_in_the_table() -> None:
     for row in rows:
         assert row["name"] in names
         assert row["source"].strip(), row["name"]
+
+
+def test_a_mixed_set_is_reviewed_as_the_card_that_binds() -> None:
+    """Pipeline parallel over an RTX 5070 Ti and an RTX 5090 D: vLLM sizes every rank's KV
+    cache by the smallest card, and runs only what the oldest card can."""
+    hw = parse_gpus("1xRTX-5070-Ti+1xRTX-5090-D")
+    assert hw.count == 2
+    assert hw.name == "RTX-5070-Ti + RTX-5090-D"
+    assert hw.spec is not None and hw.spec.memory_gib == 16
+    assert [card.name for card in hw.cards] == ["RTX-5070-Ti", "RTX-5090-D"]
+    older = parse_gpus("2xA100, 2xRTX 3090")
+    assert older.count == 4 and older.spec is not None
+    assert (older.spec.memory_gib, older.spec.capability) == (24, 80)
+    assert older.spec.memory_bandwidth_gbs == 936
+
+
+def test_a_mixed_set_of_two_platforms_is_refused() -> None:
+    with pytest.raises(HardwareError) as err:
+        parse_gpus("1xH100+1xMI300X")
+    assert "one platform" in err.value.message
+
+
+def test_check_reviews_a_mixed_machine() -> None:
+    from servetune.review.check import CheckOptions, check_text
+
+    options = CheckOptions(
+        gpus="RTX 5070 Ti + RTX 5090 D", vllm_version="0.11.0", detect_hardware=False
+    )
+    report = check_text("vllm serve Qwen/Qwen2.5-7B-Instruct -pp 2 --max-model-len 8192", options)
+    assert report.hardware is not None and report.hardware.count == 2
+    assert report.estimate is not None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal
@@ -46,11 +47,18 @@ class Hardware:
     """The machine: how many GPUs and which (spec None when only the count is known)."""
 
     count: int
-    spec: GpuSpec | None
+    spec: GpuSpec | None  # a mixed set: the card that binds (see `mixed`)
     source: Literal["--gpus", "nvml"]
+    # A machine of different cards (`1xRTX-5070-Ti+1xRTX-5090-D`): each card, one entry per GPU.
+    # `spec` is then what every rank can count on: vLLM sizes the KV cache by the smallest
+    # card's free memory, runs only the kernels the oldest card has, and paces every step at
+    # the slowest card's speed.
+    cards: tuple[GpuSpec, ...] = ()
 
     @property
     def name(self) -> str | None:
+        if len({card.name for card in self.cards}) > 1:
+            return " + ".join(dict.fromkeys(card.name for card in self.cards))
         return self.spec.name if self.spec else None
 
 
@@ -136,8 +144,51 @@ def find_gpu(name: str) -> GpuSpec:
 _SPEC = re.compile(r"^\s*(?:(\d+)\s*[x×*]\s*)?(.*?)\s*$", re.IGNORECASE)
 
 
+def _weakest(cards: Sequence[GpuSpec]) -> GpuSpec:
+    """One spec that every card of a mixed set meets: the least memory, the oldest capability,
+    the lowest bandwidth and compute (unknown where any card's is unknown)."""
+
+    def least(values: Sequence[float | None]) -> float | None:
+        return None if None in values else min(v for v in values if v is not None)
+
+    smallest = min(cards, key=lambda card: card.memory_gib)
+    oldest = min(cards, key=lambda card: card.capability or 0)
+    return replace(
+        smallest,
+        name=" + ".join(dict.fromkeys(card.name for card in cards)),
+        compute_capability=oldest.compute_capability,
+        memory_bandwidth_gbs=least([c.memory_bandwidth_gbs for c in cards]),
+        bf16_dense_tflops=least([c.bf16_dense_tflops for c in cards]),
+        fp16_dense_tflops=least([c.fp16_dense_tflops for c in cards]),
+        fp8_dense_tflops=least([c.fp8_dense_tflops for c in cards]),
+        nvlink=all(c.nvlink for c in cards),
+    )
+
+
+def _mixed(parts: Sequence[str]) -> Hardware:
+    cards: list[GpuSpec] = []
+    for part in parts:
+        one = parse_gpus(part)
+        if one.spec is None:
+            raise HardwareError(
+                f"cannot read {part.strip()!r} in a mixed set of GPUs",
+                "name each card: e.g. --gpus 1xRTX-5070-Ti+1xRTX-5090-D",
+            )
+        cards.extend([one.spec] * one.count)
+    if len({card.platform for card in cards}) > 1:
+        raise HardwareError(
+            "vLLM runs one platform at a time: CUDA and ROCm cards cannot serve one model",
+            "give the cards of one vendor",
+        )
+    return Hardware(len(cards), _weakest(cards), "--gpus", tuple(cards))
+
+
 def parse_gpus(text: str) -> Hardware:
-    """`N`, `NAME` or `NxNAME` (`2xA100-80GB`, `8xH100`, `1xL4`, `4 x RTX4090`)."""
+    """`N`, `NAME` or `NxNAME` (`2xA100-80GB`, `8xH100`, `1xL4`, `4 x RTX4090`); a mixed set
+    joined by `+` or `,` (`1xRTX-5070-Ti+1xRTX-5090-D`, `RTX 3090 + RTX 3060`)."""
+    parts = [part for part in re.split(r"[+,]", text) if part.strip()]
+    if len(parts) > 1:
+        return _mixed(parts)
     stripped = text.strip()
     if re.fullmatch(r"\d+", stripped) and int(stripped) <= 64:  # "4090" is a GPU, not a count
         count = int(stripped)
