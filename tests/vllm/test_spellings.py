@@ -199,3 +199,35 @@ def test_podman_reads_as_docker() -> None:
         version=None,
     )
     assert (cmd.form, cmd.model, cmd.version) == ("docker", "Qwen/Qwen3-8B", "0.12.0")
+
+
+# vLLM's own startup line, as pasted in noonghunna/club-3090#294 (corpus record
+# club3090-294-qwen36-27b-autoround-2x3090-tp2, split fit).
+LOGGED = (
+    "(APIServer pid=1) INFO 06-01 09:45:34 [utils.py:278] non-default args: {'model_tag': "
+    "'~/.cache/huggingface/qwen3.6-27b-autoround-int4', 'chat_template': "
+    "'/etc/qwen-froggeric-chat-template.jinja', 'default_chat_template_kwargs': "
+    "{'enable_thinking': False}, 'enable_auto_tool_choice': True, 'tool_call_parser': "
+    "'qwen3_coder', 'host': '0.0.0.0', 'model': '~/.cache/huggingface/qwen3.6-27b-autoround-int4', "
+    "'trust_remote_code': True, 'dtype': 'float16', 'max_model_len': 262144, 'quantization': "
+    "'auto_round', 'served_model_name': ['qwen3.6-27b-autoround'], 'tensor_parallel_size': 2, "
+    "'kv_cache_dtype': 'fp8_e5m2', 'max_num_seqs': 2, 'speculative_config': {'method': 'mtp', "
+    "'num_speculative_tokens': 3}}"
+)
+
+
+def test_vllms_logged_arguments_read_as_the_command() -> None:
+    cmd = parse_text(LOGGED, version="0.21.0")
+    assert cmd.model == "~/.cache/huggingface/qwen3.6-27b-autoround-int4"
+    assert cmd.args["--tensor-parallel-size"] == "2"
+    assert cmd.args["--trust-remote-code"] is True
+    assert cmd.args["--served-model-name"] == ("qwen3.6-27b-autoround",)
+    assert cmd.args["--speculative-config"] == '{"method": "mtp", "num_speculative_tokens": 3}'
+    assert "--model" not in cmd.args  # the same model twice (model_tag and model) is one model
+
+
+def test_a_logged_line_cut_short_keeps_its_whole_entries() -> None:
+    cut = LOGGED.split(", 'kv_cache_dtype'", maxsplit=1)[0] + ", 'kv_cac"
+    cmd = parse_text(cut, version="0.21.0")
+    assert cmd.args["--tensor-parallel-size"] == "2"
+    assert "--kv-cache-dtype" not in cmd.args

@@ -12,6 +12,7 @@ Problems that vLLM itself would reject (unknown or removed flags, a Unicode dash
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shlex
@@ -195,11 +196,70 @@ def tokens_from_text(text: str) -> list[str]:
                 f"cannot split the command into words: {exc}",
                 "check that every quote in the command is closed",
             ) from exc
+    logged = _logged_args(text)
+    if logged is not None:
+        return logged
     raise CommandParseError(
         "no `vllm serve` command found in the text",
         "the text must contain a line starting with `vllm serve`, "
         "`python -m vllm.entrypoints.openai.api_server` or `docker run ... vllm/vllm-openai`",
     )
+
+
+# vLLM 0.8 and later log the arguments it was started with as a Python dict, one line:
+# `INFO 07-09 02:56:25 [api_utils.py:273] non-default args: {'model_tag': 'Qwen/Qwen3-8B', ...}`.
+# Users paste that line (or the whole log) as often as the command itself.
+_LOGGED_ARGS = re.compile(r"non-default args: (?P<dict>\{.*)$", re.MULTILINE)
+
+
+def _literal_dict(text: str) -> dict[str, object] | None:
+    """The dict a logged line spells, or its longest whole-entry prefix when the paste cut the
+    line short (`..., 'reaso` ends a copied excerpt)."""
+    candidates = [text] + [text[:cut] + "}" for cut in _entry_ends(text)]
+    for candidate in candidates:
+        try:
+            value = ast.literal_eval(candidate)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+            return value
+    return None
+
+
+def _entry_ends(text: str) -> list[int]:
+    """Where an entry of a top-level dict may end (before `, '`), last first."""
+    return [match.start() for match in re.finditer(r", '", text)][::-1]
+
+
+def _logged_value(flag: str, value: object) -> list[str]:
+    if value is True:
+        return [flag]
+    if value is False:
+        return ["--no-" + flag.removeprefix("--")]
+    if value is None:
+        return []
+    if isinstance(value, list | tuple):
+        return [flag, *(str(item) for item in value)] if value else []
+    if isinstance(value, dict):
+        return [flag, json.dumps(value)]
+    return [flag, str(value)]
+
+
+def _logged_args(text: str) -> list[str] | None:
+    """`vllm serve` words rebuilt from vLLM's own `non-default args: {...}` log line."""
+    match = _LOGGED_ARGS.search(text)
+    logged = _literal_dict(match.group("dict").strip()) if match else None
+    if logged is None:
+        return None
+    words = ["vllm", "serve"]
+    model = logged.pop("model_tag", None)
+    if isinstance(model, str):
+        words.append(model)
+        if logged.get("model") == model:
+            del logged["model"]
+    for key, value in logged.items():
+        words.extend(_logged_value("--" + key.replace("_", "-"), value))
+    return words
 
 
 # --- tokens to the vLLM argument list ---------------------------------------------------------
