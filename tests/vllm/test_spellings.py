@@ -141,4 +141,4 @@ def test_repeated_entrypoint_is_explained_as_such() -> None:
     options = CheckOptions(gpus="1xH100", vllm_version="0.17.1", detect_hardware=False)
     report = check_text("docker run vllm/vllm-openai:latest vllm serve Qwen/Qwen3-8B", options)
     (finding,) = [f for f in report.findings if f.rule == "unknown-flag"]
-    assert "image name" in finding.title
+    assert "image name" in finding.title.text()
