@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from servetune.render.check import report_json
 from servetune.review import capacity, model, settings
 from servetune.review.check import CheckOptions, check_text
 from servetune.review.model_names import match_name, quantization_in_name
@@ -181,7 +180,7 @@ def check(command: str, gpus: str) -> dict[str, tuple[str, str]]:
     report = check_text(
         command, CheckOptions(gpus=gpus, vllm_version="0.33.0", detect_hardware=False)
     )
-    return {f.rule: (f.severity, f.title) for f in report.findings}
+    return {f.rule: (f.severity, f.title.text()) for f in report.findings}
 
 
 def test_check_says_which_checkpoint_a_name_was_taken_to_be() -> None:
@@ -207,7 +206,8 @@ def test_json_source_is_inferred() -> None:
         "vllm serve /models/gemma-3-4b-it",
         CheckOptions(gpus="1xL4", vllm_version="0.33.0", detect_hardware=False),
     )
-    assert report_json(report)["model"]["source"] == "inferred"
+    model = report.to_json()["model"]
+    assert isinstance(model, dict) and model["source"] == "inferred"
 
 
 # Parameter counts the publishers state on their model cards (Hugging Face "Model size"), in

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from servetune.render.check import report_json, report_text
+from servetune.render.check import report_text
 from servetune.review.check import CheckOptions, Report, check_text
 from servetune.texts import Language
 
@@ -104,12 +104,11 @@ def test_the_known_gpt_oss_miss_is_fixed() -> None:
 
 @pytest.mark.parametrize("language", ["en", "zh-TW"])
 def test_the_report_says_where_the_estimate_is_rough(language: Language) -> None:
-    options = CheckOptions(
-        gpus="4xH100", vllm_version="0.9.2", detect_hardware=False, language=language
-    )
+    options = CheckOptions(gpus="4xH100", vllm_version="0.9.2", detect_hardware=False)
     report = check_text("vllm serve Qwen/Qwen3-235B-A22B-FP8 -tp 4", options)
     assert report.estimate is not None and "moe-activation" in report.estimate.notes
-    text = report_text(report)
+    text = report_text(report, language)
     assert text.count("\n    * ") == len(report.estimate.notes)
     assert "Qwen3-235B-A22B-FP8" in text.split("* ", 1)[1]  # the MoE note names its evidence
-    assert report_json(report)["estimate"]["notes"] == list(report.estimate.notes)
+    estimate = report.to_json()["estimate"]
+    assert isinstance(estimate, dict) and estimate["notes"] == list(report.estimate.notes)

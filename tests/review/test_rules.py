@@ -225,9 +225,9 @@ def test_seed_example_gets_quant_on_unquantized() -> None:
     assert [f.rule for f in errors] == ["quant-on-unquantized"]
     finding = errors[0]
     assert finding.flag == "--quantization"
-    assert "2x A100-80GB-SXM" in finding.ask_ai
-    assert "non-AWQ" in finding.ask_ai
-    assert "drop --quantization" in finding.ask_ai
+    assert finding.ask_ai is not None
+    ask = finding.ask_ai.text()
+    assert "2x A100-80GB-SXM" in ask and "non-AWQ" in ask and "drop --quantization" in ask
     assert report.corrected_command is not None
     assert "--quantization" not in report.corrected_command
     assert "--tensor-parallel-size 2" in report.corrected_command
@@ -247,7 +247,7 @@ def test_kv_cache_too_small_says_which_length_fits() -> None:
     assert est is not None
     assert est.max_model_len_that_fits is not None
     assert 0 < est.max_model_len_that_fits < 131072
-    assert f"--max-model-len {est.max_model_len_that_fits}" in finding.fix
+    assert f"--max-model-len {est.max_model_len_that_fits}" in finding.fix.text()
 
 
 def test_quant_memory_unused_says_how_many() -> None:
@@ -255,8 +255,8 @@ def test_quant_memory_unused_says_how_many() -> None:
     finding = next(f for f in report.findings if f.rule == "quant-memory-unused")
     est = report.estimate
     assert est is not None and est.kv_cache_tokens is not None
-    assert f"~{est.kv_cache_tokens // 2048}" in finding.title
-    assert "--max-num-seqs is 256" in finding.title
+    assert f"~{est.kv_cache_tokens // 2048}" in finding.title.text()
+    assert "--max-num-seqs is 256" in finding.title.text()
 
 
 def test_quant_memory_unused_on_a_cap_set_on_purpose() -> None:
@@ -267,7 +267,7 @@ def test_quant_memory_unused_on_a_cap_set_on_purpose() -> None:
     est = report.estimate
     assert est is not None and est.kv_cache_tokens is not None
     assert 250 <= est.kv_cache_tokens // 4096 <= 350
-    assert "--max-num-seqs 32 leaves about" in finding.title
+    assert "--max-num-seqs 32 leaves about" in finding.title.text()
     assert (
         report.corrected_command is not None and "--max-num-seqs 32" not in report.corrected_command
     )
@@ -279,14 +279,14 @@ def test_quant_memory_unused_on_a_cap_set_on_purpose() -> None:
 def test_removed_flag_names_the_replacement_and_versions() -> None:
     report = review(f"{Q7} --rope-scaling x", "1xA100-80GB", "0.20.2")
     finding = next(f for f in report.findings if f.rule == "removed-flag")
-    assert "--hf-overrides" in finding.fix
-    assert "last in 0.11.0" in finding.title  # the reference: removed after 0.11
+    assert "--hf-overrides" in finding.fix.text()
+    assert "last in 0.11.0" in finding.title.text()  # the reference: removed after 0.11
 
 
 def test_unknown_flag_suggests_the_real_one() -> None:
     report = review(f"{Q7} --max-num-seqz 64", "1xA100-80GB")
     finding = next(f for f in report.findings if f.rule == "unknown-flag")
-    assert "--max-num-seqs" in finding.title
+    assert "--max-num-seqs" in finding.title.text()
     assert report.corrected_command is not None
     assert "--max-num-seqs 64" in report.corrected_command
 

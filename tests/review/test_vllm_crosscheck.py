@@ -116,7 +116,7 @@ def test_kv_cache_too_small_and_the_length_that_fits() -> None:
     assert fits == int(match.group(1)) == 256
     doctor = diagnose(outcome.log)
     assert doctor.diagnoses[0].id == "kv-cache-too-small"
-    assert "--max-model-len 256" in doctor.diagnoses[0].fix
+    assert "--max-model-len 256" in doctor.diagnoses[0].fix.text()
 
 
 def test_clean_command_starts_with_the_estimated_kv_cache() -> None:

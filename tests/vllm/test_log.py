@@ -81,7 +81,7 @@ def test_a_number_split_over_two_lines_is_joined() -> None:
     (line,) = log.read_lines(text)
     assert "KV cache (19312). Try" in line.text
     report = diagnose(text)
-    assert report.diagnoses[0].title.startswith("The KV cache holds about 19312 tokens")
+    assert report.diagnoses[0].title.text().startswith("The KV cache holds about 19312 tokens")
 
 
 def test_lines_a_terminal_cut_at_its_width_are_joined() -> None:
@@ -99,7 +99,8 @@ def test_lines_a_terminal_cut_at_its_width_are_joined() -> None:
     assert (
         diagnose("\n".join(wrapped))
         .diagnoses[0]
-        .title.startswith("The KV cache holds about 99840 tokens")
+        .title.text()
+        .startswith("The KV cache holds about 99840 tokens")
     )
 
 
@@ -251,5 +252,5 @@ def test_json_lines_records_are_read_as_the_lines_they_stand_for() -> None:
     )
     lines = log.read_lines(jsonl)
     assert (lines[0].level, lines[0].text) == ("ERROR", "Model load failed")
-    assert diagnose(jsonl).diagnoses[0].title.endswith("Tesla V100-SXM2-16GB has 7.0")
+    assert diagnose(jsonl).diagnoses[0].title.text().endswith("Tesla V100-SXM2-16GB has 7.0")
     assert log.read_lines('{"not": "a log record"}')[0].text == '{"not": "a log record"}'

@@ -141,7 +141,7 @@ def test_repeated_entrypoint_is_explained_as_such() -> None:
     options = CheckOptions(gpus="1xH100", vllm_version="0.17.1", detect_hardware=False)
     report = check_text("docker run vllm/vllm-openai:latest vllm serve Qwen/Qwen3-8B", options)
     (finding,) = [f for f in report.findings if f.rule == "unknown-flag"]
-    assert "image name" in finding.title
+    assert "image name" in finding.title.text()
 
 
 # vLLM's ROCm install docs (docs/getting_started/installation/gpu.rocm.inc.md, 0.12 and later):

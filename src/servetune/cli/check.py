@@ -16,10 +16,10 @@ def run(args: ReviewArgs, streams: Streams) -> ExitCode:
 
     report = review(args, streams.stdin)
     if args.output.format == "json":
-        write_json(streams.stdout, render.report_json(report))
+        write_json(streams.stdout, report.to_json())
     else:
         colour = streams.stdout.isatty() and "NO_COLOR" not in os.environ
-        streams.stdout.write(render.report_text(report, colour=colour))
+        streams.stdout.write(render.report_text(report, args.language, colour=colour))
     return ExitCode.FINDINGS if report.errors else ExitCode.OK
 
 

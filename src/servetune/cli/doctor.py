@@ -47,7 +47,7 @@ def run(args: DoctorArgs, streams: Streams) -> ExitCode:
     from servetune.render.doctor import doctor_text
 
     text = read_file(args.logfile, "give a vLLM log file", lenient=True)
-    report = diagnose(text, args.language)
+    report = diagnose(text)
     if args.output.format == "json":
         write_json(streams.stdout, report.to_json())
     else:

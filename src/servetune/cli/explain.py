@@ -15,9 +15,9 @@ def run(args: ReviewArgs, streams: Streams) -> ExitCode:
 
     items = explain(review(args, streams.stdin))
     if args.output.format == "json":
-        write_json(streams.stdout, [{"flag": f, "value": v, "meaning": m} for f, v, m in items])
+        write_json(streams.stdout, [item.to_json() for item in items])
     else:
-        streams.stdout.write(explanations_text(items))
+        streams.stdout.write(explanations_text(items, args.language))
     return ExitCode.OK
 
 

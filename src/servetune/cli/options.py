@@ -204,7 +204,6 @@ class ReviewArgs:
             vllm_version=self.vllm_version,
             model_config=self.model_config,
             online=self.online,
-            language=self.language,
             config_dir=config_dir,
         )
 

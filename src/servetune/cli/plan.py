@@ -25,8 +25,11 @@ from servetune.cli.options import (
 from servetune.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from servetune.plan.predict import Slo
     from servetune.plan.simulate import Load
+    from servetune.review.check import Finding
 
 SLO_KEYS = ("ttft", "tpot", "e2el")
 
@@ -194,20 +197,20 @@ class PlanArgs:
         )
 
 
-def _refused(args: PlanArgs, streams: Streams, errors: list[tuple[str, str]]) -> ExitCode:
+def _refused(args: PlanArgs, streams: Streams, errors: Sequence[Finding]) -> ExitCode:
     if args.review.output.format == "json":
         write_json(
             streams.stdout,
             {
                 "schema_version": 1,
                 "error": "cannot-run",
-                "errors": [{"rule": r, "title": t} for r, t in errors],
+                "errors": [{"rule": f.rule, "title": f.title.text()} for f in errors],
             },
         )
     else:
         streams.stdout.write("This configuration cannot run; check finds:\n")
-        for rule, title in errors:
-            streams.stdout.write(f"  [{rule}] {title}\n")
+        for f in errors:
+            streams.stdout.write(f"  [{f.rule}] {f.title.text(args.review.language)}\n")
     return ExitCode.FAILED
 
 
@@ -217,7 +220,7 @@ def run(args: PlanArgs, streams: Streams) -> ExitCode:
 
     report = review(args.review, streams.stdin)
     if report.errors:
-        return _refused(args, streams, [(f.rule, f.title) for f in report.errors])
+        return _refused(args, streams, report.errors)
     config = PlanConfig(load=args.load(), slo=args.targets(), calibrate=args.calibrate)
     result = plan(report, config, args.review.check_options())
     if args.plot is not None:

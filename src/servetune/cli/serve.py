@@ -121,7 +121,7 @@ def _failure(server: ManagedServer, out: _Out, why: str, language: Language) -> 
     from servetune.launch.doctor import diagnose
     from servetune.render.doctor import doctor_text
 
-    report = diagnose(server.log_text(), language)
+    report = diagnose(server.log_text())
     doc = {"status": "failed", "why": why, "log": str(server.log_path), "doctor": report.to_json()}
     out.emit(
         f"vLLM did not start: {why}\nlog: {server.log_path}\n" + doctor_text(report, language), doc
@@ -133,10 +133,10 @@ def _refuse(report: Report, args: ServeArgs, streams: Streams) -> ExitCode:
     from servetune.render import check as render
 
     if args.review.output.format == "json":
-        doc = {"status": "refused", "check": render.report_json(report)}
+        doc = {"status": "refused", "check": report.to_json()}
         streams.stdout.write(json.dumps(doc) + "\n")
     else:
-        streams.stdout.write(render.report_text(report))
+        streams.stdout.write(render.report_text(report, args.review.language))
     streams.stderr.write("error: refusing to launch: fix the errors above, or pass --force\n")
     return ExitCode.FAILED
 
@@ -183,7 +183,7 @@ def _follow(
             out.emit(f"  {label}")
 
     outcome = server.wait_ready(args.ready_timeout_s, on_line, lambda: flag.raised)
-    language = report.language
+    language = args.review.language
     if outcome == "interrupted":
         out.emit("stopped before vLLM was ready", {"status": "stopped"})
         return ExitCode.OK

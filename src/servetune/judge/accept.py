@@ -131,17 +131,9 @@ def _hardware(report: Report) -> Check:
 
 
 def _finding_title(report: Report) -> Quoted:
-    """The first quantization finding's title in every language (check wrote it in one)."""
-    from servetune.review.check import review
-
-    def title(language: Language) -> str:
-        said = report
-        if language != report.language:
-            facts, machine = report.model, report.hardware
-            said = review(report.command, model_facts=facts, machine=machine, language=language)
-        return next(f.title for f in said.findings if f.rule in _QUANT_RULES)
-
-    return Quoted(tuple((language, title(language)) for language in LANGUAGES))
+    """The first quantization finding's title, said in every language."""
+    title = next(f.title for f in report.findings if f.rule in _QUANT_RULES)
+    return Quoted(tuple((language, title.text(language)) for language in LANGUAGES))
 
 
 def _quantization(report: Report) -> Check:
@@ -172,7 +164,7 @@ def _started(report: Report, log: Path | None, probe: Probe) -> Check:
     from servetune.launch.launcher import server_address
 
     if log is not None:
-        doctor = diagnose(_read_log(log), report.language)
+        doctor = diagnose(_read_log(log))
         if doctor.status == "ready":
             return _check("started", "pass", _said("started.ready", log=str(log)))
         if doctor.status == "failed":

@@ -1,11 +1,31 @@
-"""The table of vLLM's own failure messages that `doctor` knows, and the facts each one gives.
+r"""The table of vLLM's own failure messages that `doctor` knows, and the facts each one gives.
 
 Each entry is a diagnosis id (shared with `check` where the cause is the same), an optional
 variant (which text to show), the message patterns in vLLM's exact words (see
 ../shared/reference/vllm-rules.md) and how to derive the numbers the texts need. `table_hits`
 runs the table on the lines `telling` picks (the loud ones, and quiet ones that already tell the
 cause) with the facts `context` found in the whole log, and returns hits in priority order.
-argparse's refusals are read token by token in `flag_errors.py`.
+argparse's refusals are read token by token in `flag_errors.py`. A hit carries facts, never
+words: `doctor.diagnose` turns it into a `Diagnosis` whose texts are `doctor` text keys.
+
+To add a diagnosis:
+1. Add an entry to `_PATTERNS` below, where its priority puts it (the most specific first):
+
+       _p("swap-space-too-large", r"(?P<gib>[\d.]+) GiB of CPU swap space is too large"),
+
+   Named groups become facts, beside those `context` reads from the whole log (`port`,
+   `model`, `tp`, `world`, `gpus`, `available_kv`, `weights_gib`, `oom_phase`). `variant=`
+   picks the texts `<id>:<variant>.*`; `derive=` computes more facts from them (it may return
+   `{"variant": ...}`, or raise `_NotThis` when the facts show the message means something
+   else). Reuse `check`'s rule id where the cause is the same (`review/rules/`), and list in
+   `_COVERS` a diagnosis whose evidence this one already explains.
+2. Write its texts in `texts/doctor_en.py` and `texts/doctor_zh_tw.py`: `<id>.title`, `.why`
+   and `.fix` (per variant `<id>:<variant>.title` ...), with the same placeholders in both; a
+   fact an excerpt does not give reads `?`.
+3. Add a log excerpt that triggers it, in vLLM's exact words and prefixes, to `CASES` in
+   `tests/launch/test_doctor.py` (with a part of its English title), and the id to
+   `CONTRACT_IDS` or `EXTRA_IDS` there; a real log goes to `tests/data/vllm-logs/real/`, with
+   its source URL and expected status, root cause, diagnosis and title words in `index.json`.
 """
 
 from __future__ import annotations

@@ -15,6 +15,10 @@ How a failure is read:
   that wrapper is the one that counts; never a `Traceback` header or a `raise` source line;
 - *diagnoses* come from the table in `diagnoses.py`, in priority order, the one whose evidence
   is the root cause first. Ids reuse `check`'s rule ids where the cause is the same.
+
+A diagnosis keeps its texts as `doctor` text keys with the facts the log gave (`Sentence`):
+`DoctorReport.to_json()` says them in English whatever `--lang` is, `render.doctor` in the
+language asked for. The root cause and the evidence are vLLM's own lines, quoted as they are.
 """
 
 from __future__ import annotations
@@ -22,29 +26,58 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 from servetune import texts
 from servetune.launch import diagnoses, flag_errors
 from servetune.launch.diagnoses import Hit
-from servetune.texts import Language
+from servetune.texts import Area, Language
 from servetune.vllm import log as vllm_log
 from servetune.vllm.log import LogLine, Reported
 
-__all__ = ["Diagnosis", "DoctorReport", "Reported", "diagnose"]
+__all__ = ["Diagnosis", "DoctorReport", "Reported", "Sentence", "diagnose"]
 
 Status = Literal["ready", "failed", "starting"]
 
 
+class _Lenient(dict[str, str]):
+    """Facts for str.format_map: a fact the log did not give shows as `?`, never a KeyError."""
+
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+class Sentence(texts.Sentence):
+    """A `doctor` text key with the facts the log gave; a fact an excerpt left out reads `?`."""
+
+    __slots__ = ()
+    area: ClassVar[Area] = "doctor"
+
+    def text(self, language: Language = "en") -> str:
+        facts = _Lenient({name: str(value) for name, value in self.facts})
+        return texts.get(self.area, self.key, language).format_map(facts)
+
+
 @dataclass(frozen=True)
 class Diagnosis:
-    """One cause found in the log, in the report's language, with the line that shows it."""
+    """One cause found in the log: its id, its texts (`<id>[:<variant>].title` ... of the
+    doctor texts, with the log's facts), and the line that shows it."""
 
     id: str
-    title: str
-    why: str
-    fix: str
+    title: Sentence
+    why: Sentence
+    fix: Sentence
     evidence: str
+
+    def to_json(self) -> dict[str, object]:
+        """The diagnosis in the `--format json` contract: its texts in English."""
+        return {
+            "id": self.id,
+            "title": self.title.text(),
+            "why": self.why.text(),
+            "fix": self.fix.text(),
+            "evidence": self.evidence,
+        }
 
 
 @dataclass(frozen=True)
@@ -61,10 +94,7 @@ class DoctorReport:
         return {
             "status": self.status,
             "root_cause": self.root_cause,
-            "diagnoses": [
-                {"id": d.id, "title": d.title, "why": d.why, "fix": d.fix, "evidence": d.evidence}
-                for d in self.diagnoses
-            ],
+            "diagnoses": [d.to_json() for d in self.diagnoses],
             "reported": {
                 "kv_cache_tokens": self.reported.kv_cache_tokens,
                 "max_concurrency": self.reported.max_concurrency,
@@ -178,25 +208,14 @@ def _fatal_line(lines: Sequence[LogLine], *, wrappers: bool) -> str | None:
     )
 
 
-# --- texts --------------------------------------------------------------------------------------
+# --- diagnoses ----------------------------------------------------------------------------------
 
 
-class _Lenient(dict[str, str]):
-    """Facts for str.format_map: a fact the log did not give shows as `?`, never a KeyError."""
-
-    def __missing__(self, key: str) -> str:
-        return "?"
-
-
-def _render(hit: Hit, language: Language) -> Diagnosis:
+def _diagnosis(hit: Hit) -> Diagnosis:
     key = f"{hit.id}:{hit.variant}" if hit.variant else hit.id
     if not texts.has("doctor", f"{key}.title"):
         key = hit.id
-    facts = _Lenient(hit.facts)
-    title, why, fix = (
-        texts.get("doctor", f"{key}.{field}", language).format_map(facts)
-        for field in ("title", "why", "fix")
-    )
+    title, why, fix = (Sentence(f"{key}.{field}", **hit.facts) for field in ("title", "why", "fix"))
     return Diagnosis(id=hit.id, title=title, why=why, fix=fix, evidence=hit.evidence)
 
 
@@ -216,7 +235,7 @@ def _verdict(lines: Sequence[LogLine]) -> tuple[Status, list[LogLine], str | Non
     return "starting", list(lines), None
 
 
-def diagnose(text: str, language: Language = "en") -> DoctorReport:
+def diagnose(text: str) -> DoctorReport:
     """Read a vLLM server log (the whole text or an excerpt) and say what happened, and why.
 
     Pure: the caller reads the file. Only the last run in the text counts when a log holds
@@ -235,5 +254,4 @@ def diagnose(text: str, language: Language = "en") -> DoctorReport:
     if status == "failed" and not hits:
         evidence = root or _fatal_line(lines, wrappers=True) or ""
         hits = [Hit("engine-init-failed", None, {}, evidence)]
-    rendered = tuple(_render(hit, language) for hit in hits)
-    return DoctorReport(status, root, rendered, reported)
+    return DoctorReport(status, root, tuple(_diagnosis(hit) for hit in hits), reported)

@@ -1,4 +1,5 @@
-"""Turn reports into terminal text (80 columns, colour only on a TTY) or JSON documents."""
+"""check's and explain's terminal views (80 columns, colour only on a TTY), in the language
+asked for; their JSON is the results' own `to_json()` (English whatever the language)."""
 
 from __future__ import annotations
 
@@ -6,18 +7,19 @@ import re
 import textwrap
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import asdict
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from servetune import texts
-from servetune.review.capacity import Estimate
-from servetune.review.check import Finding, Report
-from servetune.review.hardware import Hardware
-from servetune.review.model import ModelFacts
 from servetune.texts import Language
 
+if TYPE_CHECKING:
+    from servetune.review.capacity import Estimate
+    from servetune.review.check import Finding, Report
+    from servetune.review.explain import Explanation
+    from servetune.review.hardware import Hardware
+    from servetune.review.model import ModelFacts
+
 WIDTH = 80
-CHECK_SCHEMA_VERSION = 1  # `check --format json`; result files: measure.result_schema
 
 _COLOURS = {"error": "31", "warning": "33", "info": "36", "ok": "32", "bold": "1", "dim": "2"}
 
@@ -144,14 +146,15 @@ def _hardware_line(machine: Hardware | None, label: Label) -> str:
     return _heading(label, "hardware", gpus)
 
 
-def _finding_lines(finding: Finding, label: Label, colour: bool) -> list[str]:
+def _finding_lines(finding: Finding, label: Label, language: Language, colour: bool) -> list[str]:
     mark = {"error": "x", "warning": "!", "info": "i"}[finding.severity]
-    head = wrap(f"{finding.title} [{finding.rule}]", "  ", f"{mark} ")
+    head = wrap(f"{finding.title.text(language)} [{finding.rule}]", "  ", f"{mark} ")
     lines = [_paint(head[0], finding.severity, colour), *head[1:]]
-    lines += wrap(finding.why, "    ", _heading(label, "why", ""))
-    lines += wrap(finding.fix, "    ", _heading(label, "fix", ""))
-    if finding.ask_ai:
-        lines += wrap(f'"{finding.ask_ai}"', "    ", _heading(label, "ask", ""))
+    lines += wrap(finding.why.text(language), "    ", _heading(label, "why", ""))
+    lines += wrap(finding.fix.text(language), "    ", _heading(label, "fix", ""))
+    if finding.ask_ai is not None:
+        ask = finding.ask_ai.text(language)
+        lines += wrap(f'"{ask}"', "    ", _heading(label, "ask", ""))
     return lines
 
 
@@ -180,7 +183,7 @@ def _note_lines(est: Estimate, language: Language) -> list[str]:
     return lines
 
 
-def _settings_lines(report: Report, label: Label) -> list[str]:
+def _settings_lines(report: Report, label: Label, language: Language) -> list[str]:
     s = report.settings
     values = [
         ("--tensor-parallel-size", str(s.tensor_parallel_size)),
@@ -194,15 +197,16 @@ def _settings_lines(report: Report, label: Label) -> list[str]:
     lines = []
     for flag, value in values:
         note = s.defaults.get(flag)
-        said = note.text(report.language) if note else ""
+        said = note.text(language) if note else ""
         suffix = label("default_note", note=said) if note and flag not in s.user_set else ""
         lines += wrap(f"{flag} {value}{suffix}", "  ")
     return lines
 
 
-def report_text(report: Report, *, colour: bool = False) -> str:
-    """The human report: verdict first, then findings by severity, fix, and estimate."""
-    label = _labels(report.language)
+def report_text(report: Report, language: Language = "en", *, colour: bool = False) -> str:
+    """The human report in `language`: verdict first, then findings by severity, fix, and
+    estimate."""
+    label = _labels(language)
     errors, warnings = len(report.errors), len(report.warnings)
     if errors:
         verdict = _paint(label("stop", n=errors), "error", colour)
@@ -216,7 +220,7 @@ def report_text(report: Report, *, colour: bool = False) -> str:
     version = label(
         "version",
         version=report.command.version,
-        source=report.command.version_origin.text(report.language),
+        source=report.command.version_origin.text(language),
     )
     lines.append(_heading(label, "vllm", version))
     for severity in ("error", "warning", "info"):
@@ -224,7 +228,7 @@ def report_text(report: Report, *, colour: bool = False) -> str:
         if group:
             lines += ["", _paint(f"{label(severity)} ({len(group)})", "bold", colour)]
             for finding in group:
-                lines += _finding_lines(finding, label, colour)
+                lines += _finding_lines(finding, label, language, colour)
     if report.corrected_command:
         lines += ["", _paint(label("corrected"), "bold", colour)]
         lines += ["  " + ln for ln in report.corrected_command.splitlines()]
@@ -233,108 +237,17 @@ def report_text(report: Report, *, colour: bool = False) -> str:
             "",
             _paint(label("capacity"), "bold", colour),
             *_estimate_lines(report.estimate, label),
-            *_note_lines(report.estimate, report.language),
+            *_note_lines(report.estimate, language),
         ]
-    lines += ["", _paint(label("settings"), "bold", colour), *_settings_lines(report, label)]
+    settings = _settings_lines(report, label, language)
+    lines += ["", _paint(label("settings"), "bold", colour), *settings]
     return "\n".join(lines) + "\n"
 
 
-def _round(value: float | None, digits: int = 3) -> float | None:
-    return None if value is None else round(value, digits)
-
-
-def _model_json(model: ModelFacts | None) -> dict[str, Any] | None:
-    if model is None:
-        return None
-    quant = model.quantization
-    return {
-        "id": model.model_id,
-        "source": model.source,
-        "architecture": model.architecture,
-        "model_type": model.model_type,
-        "num_attention_heads": model.num_attention_heads,
-        "num_kv_heads": model.num_kv_heads,
-        "head_dim": model.head_dim,
-        "num_layers": model.num_layers,
-        "hidden_size": model.hidden_size,
-        "vocab_size": model.vocab_size,
-        "max_model_len": model.max_model_len,
-        "dtype": model.dtype,
-        "quantization": None
-        if quant is None
-        else {"method": quant.method, "bits": quant.bits, "group_size": quant.group_size},
-        "num_experts": model.num_experts,
-        "experts_per_token": model.experts_per_token,
-        "mla": model.is_mla,
-        "sliding_window": model.sliding_window,
-        "sliding_layers": model.sliding_layers,
-    }
-
-
-def _hardware_json(machine: Hardware | None) -> dict[str, Any] | None:
-    if machine is None:
-        return None
-    spec = machine.spec
-    return {
-        "count": machine.count,
-        "name": spec.name if spec else None,
-        "memory_gib": spec.memory_gib if spec else None,
-        "compute_capability": spec.compute_capability if spec else None,
-        "architecture": spec.architecture if spec else None,
-        "source": machine.source,
-    }
-
-
-def _estimate_json(est: Estimate | None) -> dict[str, Any] | None:
-    if est is None:
-        return None
-    return {
-        "weights_gib_per_gpu": _round(est.weights_gib_per_gpu),
-        "kv_bytes_per_token_per_gpu": est.kv_bytes_per_token_per_gpu,
-        "kv_cache_gib_per_gpu": _round(est.kv_cache_gib_per_gpu),
-        "kv_cache_tokens": est.kv_cache_tokens,
-        "max_concurrent_seqs_at_max_model_len": _round(est.max_concurrent_seqs_at_max_model_len),
-        "reserve_gib_per_gpu": _round(est.reserve_gib_per_gpu),
-        "budget_gib_per_gpu": _round(est.budget_gib_per_gpu),
-        "params": est.params,
-        "notes": list(est.notes),  # ids; texts under "estimate-note.<id>" in the review tables
-    }
-
-
-def report_json(report: Report) -> dict[str, Any]:
-    """The `--format json` document (schema_version 1)."""
-    s = report.settings
-    return {
-        "schema_version": CHECK_SCHEMA_VERSION,
-        "vllm_version": report.command.version,
-        "command": {"model": report.command.model, "args": dict(report.command.args)},
-        "model": _model_json(report.model),
-        "hardware": _hardware_json(report.hardware),
-        "findings": [_finding_json(f) for f in report.findings],
-        "estimate": _estimate_json(report.estimate),
-        "effective": {
-            "tensor_parallel_size": s.tensor_parallel_size,
-            "pipeline_parallel_size": s.pipeline_parallel_size,
-            "data_parallel_size": s.data_parallel_size,
-            "max_model_len": s.max_model_len,
-            "max_num_seqs": s.max_num_seqs,
-            "max_num_batched_tokens": s.max_num_batched_tokens,
-            "gpu_memory_utilization": s.gpu_memory_utilization,
-            "dtype": s.dtype,
-            "chunked_prefill": s.chunked_prefill,
-        },
-        "corrected_command": report.corrected_command,
-    }
-
-
-def _finding_json(finding: Finding) -> dict[str, Any]:
-    return asdict(finding)  # the contract's keys are the dataclass's fields, in order
-
-
-def explanations_text(items: Sequence[tuple[str, str | None, str]]) -> str:
+def explanations_text(items: Sequence[Explanation], language: Language = "en") -> str:
+    """explain's view: each flag as written, its meaning below it in `language`."""
     lines: list[str] = []
-    for flag, value, meaning in items:
-        head = flag if value is None else f"{flag} {value}"
-        lines.append(head)
-        lines += wrap(meaning, "    ")
+    for item in items:
+        lines.append(item.flag if item.value is None else f"{item.flag} {item.value}")
+        lines += wrap(item.meaning.text(language), "    ")
     return "\n".join(lines) + "\n"

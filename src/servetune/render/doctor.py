@@ -1,5 +1,6 @@
-"""The doctor's report as text (its JSON is `DoctorReport.to_json`), in the report's language:
-the labels are the `report.*` texts of the doctor area."""
+"""The doctor's report as text in the language asked for (its JSON is `DoctorReport.to_json`,
+English): the diagnoses' sentences said in that language, the labels the `report.*` texts of
+the doctor area."""
 
 from __future__ import annotations
 
@@ -39,9 +40,9 @@ def doctor_text(report: DoctorReport, language: Language = "en") -> str:
     if report.root_cause:
         lines += wrap(report.root_cause, "", _label("root_cause", language))
     for d in report.diagnoses:
-        lines += ["", *wrap(d.title, "", f"[{d.id}] ")]
-        lines += wrap(d.why, "  ", _label("why", language))
-        lines += wrap(d.fix, "  ", _label("fix", language))
+        lines += ["", *wrap(d.title.text(language), "", f"[{d.id}] ")]
+        lines += wrap(d.why.text(language), "  ", _label("why", language))
+        lines += wrap(d.fix.text(language), "  ", _label("fix", language))
         if d.evidence:
             lines += wrap(d.evidence, "  ", _label("evidence", language))
     return "\n".join(lines + _reported(report, language)) + "\n"

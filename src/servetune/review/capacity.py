@@ -41,6 +41,26 @@ class Estimate:
     # budget - weights - reserve before clamping at 0: negative when nothing is left for KV
     kv_available_gib_per_gpu: float | None = None
 
+    def to_json(self) -> dict[str, object]:
+        """The estimate as `check --format json` spells it (its `estimate` object)."""
+        return {
+            "weights_gib_per_gpu": _round(self.weights_gib_per_gpu),
+            "kv_bytes_per_token_per_gpu": self.kv_bytes_per_token_per_gpu,
+            "kv_cache_gib_per_gpu": _round(self.kv_cache_gib_per_gpu),
+            "kv_cache_tokens": self.kv_cache_tokens,
+            "max_concurrent_seqs_at_max_model_len": _round(
+                self.max_concurrent_seqs_at_max_model_len
+            ),
+            "reserve_gib_per_gpu": _round(self.reserve_gib_per_gpu),
+            "budget_gib_per_gpu": _round(self.budget_gib_per_gpu),
+            "params": self.params,
+            "notes": list(self.notes),  # ids; texts under "estimate-note.<id>" in review texts
+        }
+
+
+def _round(value: float | None, digits: int = 3) -> float | None:
+    return None if value is None else round(value, digits)
+
 
 def _attention_params(m: ModelFacts) -> int:
     hidden, heads = m.hidden_size or 0, m.num_attention_heads or 0

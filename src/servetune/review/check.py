@@ -1,4 +1,10 @@
-"""`check`: review a `vllm serve` command against the model and the hardware before launch."""
+"""`check`: review a `vllm serve` command against the model and the hardware before launch.
+
+The report keeps what was decided, not how to say it: a finding's title, why, fix and ask-AI
+line are `review` text keys with their facts (`Sentence`). `Report.to_json()` says them in
+English (the `--format json` contract, whatever `--lang` is); `render.check.report_text` says
+them in the language asked for.
+"""
 
 from __future__ import annotations
 
@@ -8,25 +14,40 @@ from pathlib import Path
 
 from servetune import texts
 from servetune.review import capacity, hardware, model, settings
-from servetune.review.rules import Context, Edit, Hit, Rule, Severity, run_rules
-from servetune.texts import Language
+from servetune.review.rules import Context, Edit, Fact, Found, Severity, run_rules
+from servetune.review.sentence import Sentence
 from servetune.vllm import serve_command
 from servetune.vllm.serve_command import ArgValue, ServeCommand
 
 _SEVERITY_ORDER: dict[Severity, int] = {"error": 0, "warning": 1, "info": 2}
+CHECK_SCHEMA_VERSION = 1  # `check --format json`; result files: measure.result_schema
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One red flag, in the report's language."""
+    """One red flag: its rule's identity and its texts, each a `review` key with its facts
+    (`<rule>[:<variant>].title` ...), said in a language only when shown. `ask_ai` is None
+    where the rule has no question to ask an AI."""
 
     rule: str
     severity: Severity
     flag: str | None
-    title: str
-    why: str
-    fix: str
-    ask_ai: str
+    title: Sentence
+    why: Sentence
+    fix: Sentence
+    ask_ai: Sentence | None
+
+    def to_json(self) -> dict[str, object]:
+        """The finding in the `--format json` contract: its texts in English."""
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "flag": self.flag,
+            "title": self.title.text(),
+            "why": self.why.text(),
+            "fix": self.fix.text(),
+            "ask_ai": self.ask_ai.text() if self.ask_ai else "",
+        }
 
 
 @dataclass(frozen=True)
@@ -37,7 +58,6 @@ class CheckOptions:
     vllm_version: str | None = None
     model_config: Path | None = None
     online: bool = False
-    language: Language = "en"
     detect_hardware: bool = True
     config_dir: Path | None = None  # where a relative `--config file.yaml` is looked up
 
@@ -53,7 +73,6 @@ class Report:
     estimate: capacity.Estimate | None
     findings: tuple[Finding, ...]
     corrected_command: str | None  # None when nothing needs changing
-    language: Language
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -63,33 +82,58 @@ class Report:
     def warnings(self) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if f.severity == "warning")
 
+    def to_json(self) -> dict[str, object]:
+        """The `--format json` document (schema_version 1): English whatever `--lang` is."""
+        s = self.settings
+        return {
+            "schema_version": CHECK_SCHEMA_VERSION,
+            "vllm_version": self.command.version,
+            "command": {"model": self.command.model, "args": dict(self.command.args)},
+            "model": self.model.to_json() if self.model else None,
+            "hardware": self.hardware.to_json() if self.hardware else None,
+            "findings": [f.to_json() for f in self.findings],
+            "estimate": self.estimate.to_json() if self.estimate else None,
+            "effective": {
+                "tensor_parallel_size": s.tensor_parallel_size,
+                "pipeline_parallel_size": s.pipeline_parallel_size,
+                "data_parallel_size": s.data_parallel_size,
+                "max_model_len": s.max_model_len,
+                "max_num_seqs": s.max_num_seqs,
+                "max_num_batched_tokens": s.max_num_batched_tokens,
+                "gpu_memory_utilization": s.gpu_memory_utilization,
+                "dtype": s.dtype,
+                "chunked_prefill": s.chunked_prefill,
+            },
+            "corrected_command": self.corrected_command,
+        }
 
-def _facts(ctx: Context, hit: Hit) -> dict[str, object]:
-    base: dict[str, object] = {
+
+def _facts(ctx: Context, found: Found) -> dict[str, Fact]:
+    base: dict[str, Fact] = {
         "machine": ctx.machine(),
         "model": ctx.model.model_id if ctx.model else ctx.command.model or "",
         "version": ctx.command.version,
     }
-    return base | dict(hit.facts)
+    return base | dict(found.facts)
 
 
-def _finding(ctx: Context, rule: Rule, hit: Hit, language: Language) -> Finding:
-    entry = f"{hit.rule}:{hit.variant}" if hit.variant else hit.rule
+def _finding(ctx: Context, found: Found) -> Finding:
+    entry = f"{found.rule}:{found.variant}" if found.variant else found.rule
     if not texts.has("review", f"{entry}.title"):
-        entry = hit.rule
-    facts = _facts(ctx, hit)
+        entry = found.rule
+    facts = _facts(ctx, found)
 
-    def text(field: str) -> str:
-        return texts.format("review", f"{entry}.{field}", language, **facts)
+    def said(field: str) -> Sentence:
+        return Sentence(f"{entry}.{field}", **facts)
 
     return Finding(
-        rule=hit.rule,
-        severity=rule.severity,
-        flag=hit.flag if hit.flag is not None else rule.flag,
-        title=text("title"),
-        why=text("why"),
-        fix=text("fix"),
-        ask_ai=text("ask_ai") if texts.has("review", f"{entry}.ask_ai") else "",
+        rule=found.rule,
+        severity=found.severity,
+        flag=found.flag,
+        title=said("title"),
+        why=said("why"),
+        fix=said("fix"),
+        ask_ai=said("ask_ai") if texts.has("review", f"{entry}.ask_ai") else None,
     )
 
 
@@ -119,7 +163,6 @@ def review(
     *,
     model_facts: model.ModelFacts | None,
     machine: hardware.Hardware | None,
-    language: Language = "en",
 ) -> Report:
     """Run every rule over a parsed command with known model and hardware facts."""
     effective = settings.resolve(command, model_facts, machine)
@@ -132,12 +175,11 @@ def review(
     ctx = Context(command, effective, model_facts, machine, est)
     hits = run_rules(ctx)
     findings = sorted(
-        (_finding(ctx, rule, hit, language) for rule, hit in hits),
-        key=lambda f: _SEVERITY_ORDER[f.severity],
+        (_finding(ctx, found) for found in hits), key=lambda f: _SEVERITY_ORDER[f.severity]
     )
     # Warnings' edits first, so that an error's fix wins where both touch one flag.
-    ordered = sorted(hits, key=lambda rh: -_SEVERITY_ORDER[rh[0].severity])
-    edits = [e for rule, hit in ordered if rule.severity != "info" for e in hit.edits]
+    ordered = sorted(hits, key=lambda found: -_SEVERITY_ORDER[found.severity])
+    edits = [e for found in ordered if found.severity != "info" for e in found.edits]
     return Report(
         command=command,
         model=model_facts,
@@ -146,7 +188,6 @@ def review(
         estimate=est,
         findings=tuple(findings),
         corrected_command=corrected(command, edits),
-        language=language,
     )
 
 
@@ -162,7 +203,7 @@ def check_command(command: ServeCommand, options: CheckOptions) -> Report:
     facts = model.find_model(
         command.model, model_config=options.model_config, online=options.online
     )
-    return review(command, model_facts=facts, machine=machine, language=options.language)
+    return review(command, model_facts=facts, machine=machine)
 
 
 def check_text(text: str, options: CheckOptions) -> Report:

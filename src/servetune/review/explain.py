@@ -3,39 +3,62 @@
 The five knobs people tune most (tensor parallelism, max-num-seqs, max-num-batched-tokens,
 quantization, dtype) get an explanation built from the model, the GPUs and vLLM's defaults;
 other common flags get a fixed note; the rest say what kind of option they are.
+
+Each meaning is a `Meaning`: an `explain` text key with its facts (pieces of other meanings
+among them), said in English by `Explanation.to_json()` and in `--lang` by
+`render.check.explanations_text`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
 
 from servetune import texts
 from servetune.review.check import Report
 from servetune.review.settings import batch_defaults
-from servetune.texts import Language
+from servetune.texts import Area, Sentence
 from servetune.vllm import flags as vllm_flags
 
-Explanation = tuple[str, str | None, str]  # (flag, value as written, meaning)
-_Explainer = Callable[[Report, str | None, Language], str]
+__all__ = ["Explanation", "Meaning", "explain"]
 
 
-def _text(key: str, lang: Language, **facts: object) -> str:
-    return texts.format("explain", key, lang, **facts)
+class Meaning(Sentence):
+    """An `explain` text key with the facts that fill it."""
+
+    __slots__ = ()
+    area: ClassVar[Area] = "explain"
 
 
-def _tp(report: Report, _value: str | None, lang: Language) -> str:
+@dataclass(frozen=True)
+class Explanation:
+    """One flag of the command: as written (`value` None for a switch), and what it means."""
+
+    flag: str
+    value: str | None
+    meaning: Meaning
+
+    def to_json(self) -> dict[str, object]:
+        """The item of `explain --format json`: the meaning in English."""
+        return {"flag": self.flag, "value": self.value, "meaning": self.meaning.text()}
+
+
+_Explainer = Callable[[Report, str | None], Meaning]
+_NOTHING = ""  # a piece a meaning leaves out (its template reads `{heads}`, `{default}`...)
+
+
+def _tp(report: Report, _value: str | None) -> Meaning:
     s, model = report.settings, report.model
     tp = s.tensor_parallel_size
     if tp == 1:
-        return _text("tp.one", lang)
+        return Meaning("tp.one")
     heads_total = model.num_attention_heads if model else None
     share = heads_total // tp if heads_total and heads_total % tp == 0 else "?"
-    heads = (
-        _text("tp.heads", lang, model=model.model_id, heads=heads_total, share=share)
-        if model and heads_total
-        else ""
-    )
-    return _text("tp.many", lang, tp=tp, heads=heads)
+    heads: Meaning | str = _NOTHING
+    if model and heads_total:
+        heads = Meaning("tp.heads", model=model.model_id, heads=heads_total, share=share)
+    return Meaning("tp.many", tp=tp, heads=heads)
 
 
 def _vllm_defaults(report: Report) -> tuple[int, int]:
@@ -45,50 +68,47 @@ def _vllm_defaults(report: Report) -> tuple[int, int]:
     return mbt, seqs
 
 
-def _max_num_seqs(report: Report, _value: str | None, lang: Language) -> str:
+def _max_num_seqs(report: Report, _value: str | None) -> Meaning:
     s = report.settings
     default = s.defaults.get("--max-num-seqs")
     _, vllm_default = _vllm_defaults(report)
     note = (
-        _text("max-num-seqs.default", lang, default=default.text(lang))
+        Meaning("max-num-seqs.default", default=default)
         if default
-        else _text("max-num-seqs.replaced", lang, vllm_default=vllm_default)
+        else Meaning("max-num-seqs.replaced", vllm_default=vllm_default)
     )
-    return _text("max-num-seqs", lang, seqs=s.max_num_seqs, note=note)
+    return Meaning("max-num-seqs", seqs=s.max_num_seqs, note=note)
 
 
-def _mbt(report: Report, _value: str | None, lang: Language) -> str:
+def _mbt(report: Report, _value: str | None) -> Meaning:
     s = report.settings
     vllm_default, _ = _vllm_defaults(report)
-    mode = _text(
-        "max-num-batched-tokens.chunked" if s.chunked_prefill else "max-num-batched-tokens.whole",
-        lang,
-    )
+    chunked = "chunked" if s.chunked_prefill else "whole"
+    mode = Meaning(f"max-num-batched-tokens.{chunked}")
     replaced = (
-        _text("max-num-batched-tokens.replaced", lang, vllm_default=vllm_default)
+        Meaning("max-num-batched-tokens.replaced", vllm_default=vllm_default)
         if "--max-num-batched-tokens" in s.user_set
-        else _text("max-num-batched-tokens.default", lang)
+        else Meaning("max-num-batched-tokens.default")
     )
-    return _text(
-        "max-num-batched-tokens", lang, mbt=s.max_num_batched_tokens, replaced=replaced, mode=mode
-    )
+    mbt = s.max_num_batched_tokens
+    return Meaning("max-num-batched-tokens", mbt=str(mbt), replaced=replaced, mode=mode)
 
 
-def _quantization(report: Report, value: str | None, lang: Language) -> str:
+def _quantization(report: Report, value: str | None) -> Meaning:
     quant = report.model.quantization if report.model else None
     method = (value or "").lower()
     online = method.startswith("fp8") or method in ("bitsandbytes", "experts_int8")
     checkpoint = (
-        _text("quantization.quantized", lang, checkpoint_method=quant.method)
+        Meaning("quantization.quantized", checkpoint_method=quant.method)
         if quant
-        else _text("quantization.plain", lang)
+        else Meaning("quantization.plain")
     )
-    how = _text("quantization.online" if online else "quantization.offline", lang, method=method)
-    return _text("quantization", lang, how=how, checkpoint=checkpoint)
+    how = Meaning("quantization.online" if online else "quantization.offline", method=method)
+    return Meaning("quantization", how=how, checkpoint=checkpoint)
 
 
-def _dtype(report: Report, _value: str | None, lang: Language) -> str:
-    return _text("dtype", lang, dtype=report.settings.dtype or "?")
+def _dtype(report: Report, _value: str | None) -> Meaning:
+    return Meaning("dtype", dtype=report.settings.dtype or "?")
 
 
 _KNOBS: dict[str, _Explainer] = {
@@ -100,17 +120,13 @@ _KNOBS: dict[str, _Explainer] = {
 }
 
 
-def _generic(flag: str, lang: Language) -> str:
+def _generic(flag: str) -> Meaning:
     spec = vllm_flags.spec_any_version(flag)
-    kind = _text(
-        "generic.switch" if spec.kind in ("bool", "store_true") else "generic.option", lang
-    )
-    default = (
-        _text("generic.default", lang, default=spec.default)
-        if spec.default not in (None, "")
-        else ""
-    )
-    return _text("generic", lang, kind=kind, default=default, name=flag.removeprefix("--"))
+    kind = Meaning("generic.switch" if spec.kind in ("bool", "store_true") else "generic.option")
+    default: Meaning | str = _NOTHING
+    if spec.default not in (None, ""):
+        default = Meaning("generic.default", default=str(spec.default))
+    return Meaning("generic", kind=kind, default=default, name=flag.removeprefix("--"))
 
 
 def _value(report: Report, flag: str) -> str | None:
@@ -122,22 +138,24 @@ def _value(report: Report, flag: str) -> str | None:
     return " ".join(value) if isinstance(value, tuple) else value
 
 
+def _meaning(report: Report, flag: str, value: str | None) -> Meaning:
+    if flag in _KNOBS:
+        return _KNOBS[flag](report, value)
+    if texts.has("explain", f"note.{flag}"):
+        return Meaning(f"note.{flag}")
+    return _generic(flag)
+
+
 def explain(report: Report) -> list[Explanation]:
     """One explanation per flag of the command, in the order written; the five knobs always."""
-    lang = report.language
     items: list[Explanation] = []
     if report.command.model:
-        items.append(("model", report.command.model, _text("model", lang)))
+        items.append(Explanation("model", report.command.model, Meaning("model")))
     flags = list(report.command.order)
     flags += [k for k in _KNOBS if k not in flags]
     for flag in flags:
         value = _value(report, flag)
-        if flag in _KNOBS:
-            if flag == "--quantization" and value is None:
-                continue
-            items.append((flag, value, _KNOBS[flag](report, value, lang)))
-        elif texts.has("explain", f"note.{flag}"):
-            items.append((flag, value, _text(f"note.{flag}", lang)))
-        else:
-            items.append((flag, value, _generic(flag, lang)))
+        if flag == "--quantization" and value is None:
+            continue
+        items.append(Explanation(flag, value, _meaning(report, flag, value)))
     return items

@@ -61,6 +61,18 @@ class Hardware:
             return " + ".join(dict.fromkeys(card.name for card in self.cards))
         return self.spec.name if self.spec else None
 
+    def to_json(self) -> dict[str, object]:
+        """The machine as `check --format json` spells it (its `hardware` object)."""
+        spec = self.spec
+        return {
+            "count": self.count,
+            "name": spec.name if spec else None,
+            "memory_gib": spec.memory_gib if spec else None,
+            "compute_capability": spec.compute_capability if spec else None,
+            "architecture": spec.architecture if spec else None,
+            "source": self.source,
+        }
+
 
 def _key(text: str) -> str:
     """Match names loosely: case, spaces, dashes and vendor words do not matter."""

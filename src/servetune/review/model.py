@@ -126,6 +126,32 @@ class ModelFacts:
     def is_mla(self) -> bool:
         return self.kv_lora_rank is not None
 
+    def to_json(self) -> dict[str, object]:
+        """The facts as `check --format json` spells them (its `model` object)."""
+        quant = self.quantization
+        return {
+            "id": self.model_id,
+            "source": self.source,
+            "architecture": self.architecture,
+            "model_type": self.model_type,
+            "num_attention_heads": self.num_attention_heads,
+            "num_kv_heads": self.num_kv_heads,
+            "head_dim": self.head_dim,
+            "num_layers": self.num_layers,
+            "hidden_size": self.hidden_size,
+            "vocab_size": self.vocab_size,
+            "max_model_len": self.max_model_len,
+            "dtype": self.dtype,
+            "quantization": None
+            if quant is None
+            else {"method": quant.method, "bits": quant.bits, "group_size": quant.group_size},
+            "num_experts": self.num_experts,
+            "experts_per_token": self.experts_per_token,
+            "mla": self.is_mla,
+            "sliding_window": self.sliding_window,
+            "sliding_layers": self.sliding_layers,
+        }
+
 
 def _int(config: Mapping[str, object], *keys: str) -> int | None:
     for key in keys:

@@ -7,11 +7,11 @@ section 4); this module mirrors those choices so the review sees what the server
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from typing import Literal
 
 from servetune.review.hardware import GpuSpec, Hardware
 from servetune.review.model import FLOAT16_REFUSED, ModelFacts
-from servetune.texts import Area, Sentence
+from servetune.review.sentence import Sentence
 from servetune.vllm.flags import version_at_least
 from servetune.vllm.serve_command import ServeCommand
 
@@ -31,7 +31,6 @@ class Reason(Sentence):
     """How vLLM chose a default, as the check report says it (`review` texts, `default.*`)."""
 
     __slots__ = ()
-    area: ClassVar[Area] = "review"
 
 
 @dataclass(frozen=True)

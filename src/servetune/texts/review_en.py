@@ -651,4 +651,9 @@ TEXTS: dict[str, str] = {
     "version.installed": "installed vllm package",
     "version.newest": "newest known release",
     "version.stand-in": "{source}; {version} has no published source, {table}'s flags used",
+    # facts that are words (review.rules: where a number or a name is not known)
+    "fact.machine-unknown": "an unknown number of GPUs",
+    "fact.older-release": "an older release",
+    "fact.later-release": "a later release",
+    "fact.no-model": "(none given)",
 }

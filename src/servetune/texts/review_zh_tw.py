@@ -615,4 +615,9 @@ TEXTS: dict[str, str] = {
     "version.installed": "本機安裝的 vllm 套件",
     "version.newest": "已知的最新版本",
     "version.stand-in": "{source}；{version} 沒有公開的原始碼，改用 {table} 的參數表",
+    # 本身是詞語的事實（review.rules：數字或名稱不明的時候）
+    "fact.machine-unknown": "張數不明的 GPU",
+    "fact.older-release": "較舊的版本",
+    "fact.later-release": "之後的版本",
+    "fact.no-model": "（沒有指定）",
 }

@@ -163,7 +163,6 @@ class _State:
         options = CheckOptions(
             gpus=config.gpus,
             vllm_version=config.vllm_version,
-            language=config.language,
             detect_hardware=config.gpus is None,
             model_config=config.model_config,
             online=config.online,
@@ -196,7 +195,7 @@ class _State:
         self.on_event(f"trial {index + 1}: " + _changed(candidate.changes))
         if candidate.report.errors and not self.config.force:
             result = TrialResult(index, spec.flags, "failed-start", None, "failed-start",
-                                 "check: " + candidate.report.errors[0].title)  # fmt: skip
+                                 "check: " + candidate.report.errors[0].title.text())  # fmt: skip
         else:
             result = replace(self.runner(spec, self.on_event), index=index)
         self.trials.append(result)

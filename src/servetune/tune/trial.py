@@ -292,7 +292,7 @@ def _root_cause(log: str, outcome: str) -> str:
     if report.root_cause:
         return report.root_cause
     if report.diagnoses:
-        return report.diagnoses[0].title
+        return report.diagnoses[0].title.text()
     return {"exited": "vLLM exited before it was ready", "fatal": "a fatal error in the log",
             "timeout": "vLLM was not ready in time"}.get(outcome, outcome)  # fmt: skip
 

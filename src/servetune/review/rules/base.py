@@ -1,5 +1,6 @@
-"""The rule framework: what a rule sees (`Context`), what it returns (`Hit`, `Edit`), and the
-registry every rule module adds itself to with `@rule`."""
+"""The rule framework: what a rule sees (`Context`), what it yields (`Hit`, `Edit`), the
+registry every rule module adds itself to with `@rule`, and `run_rules`, which stamps each hit
+with its rule's identity (`Found`)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from typing import Literal
 from servetune.review.capacity import Estimate
 from servetune.review.hardware import Hardware
 from servetune.review.model import ModelFacts
+from servetune.review.sentence import Sentence
 from servetune.review.settings import Settings
 from servetune.vllm.serve_command import ArgValue, ServeCommand
 
 Severity = Literal["error", "warning", "info"]
-Fact = str | int | float
+Fact = str | int | float | Sentence  # a Sentence: a word of the review texts, said in its language
 
 
 @dataclass(frozen=True)
@@ -27,13 +29,17 @@ class Edit:
 
 @dataclass(frozen=True)
 class Hit:
-    """One occurrence of a rule: which message variant, with which facts, and the edit."""
+    """What a rule body yields: the facts its texts need, which text variant
+    (`<rule-id>:<variant>.*` in the review texts; None: `<rule-id>.*`), and the edits its fix
+    implies. Never the rule's id, severity or flag: `run_rules` stamps them from `@rule`.
 
-    rule: str
-    flag: str | None
+    `flag` is only for a rule whose flag differs from hit to hit (the command-line rules name
+    the flag the user's token spelled); None keeps the flag given to `@rule`."""
+
     facts: Mapping[str, Fact] = field(default_factory=dict)
     variant: str | None = None
     edits: tuple[Edit, ...] = ()
+    flag: str | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -57,9 +63,10 @@ class Context:
             return min(len(ids), self.hardware.count)
         return self.hardware.count
 
-    def machine(self) -> str:
+    def machine(self) -> str | Sentence:
+        """The GPUs as the texts name them (`2x A100-80GB`)."""
         if self.hardware is None:
-            return "an unknown number of GPUs"
+            return Sentence("fact.machine-unknown")
         name = self.hardware.name or "GPU"
         return f"{self.hardware.count}x {name}"
 
@@ -69,16 +76,33 @@ RuleFn = Callable[[Context], Iterator[Hit]]
 
 @dataclass(frozen=True)
 class Rule:
+    """A registered rule: its identity (`id`, `severity`, the `flag` it concerns) and its body."""
+
     id: str
     severity: Severity
     flag: str | None
     check: RuleFn
 
 
+@dataclass(frozen=True)
+class Found:
+    """A hit stamped with the identity of the rule that yielded it."""
+
+    rule: str
+    severity: Severity
+    flag: str | None
+    facts: Mapping[str, Fact]
+    variant: str | None
+    edits: tuple[Edit, ...]
+
+
 RULES: list[Rule] = []
 
 
 def rule(rule_id: str, severity: Severity, flag: str | None) -> Callable[[RuleFn], RuleFn]:
+    """Register the decorated body under `rule_id`; its hits become findings of `severity`
+    about `flag` (None: no one flag, or the hit names its own)."""
+
     def register(fn: RuleFn) -> RuleFn:
         RULES.append(Rule(rule_id, severity, flag, fn))
         return fn
@@ -90,6 +114,11 @@ def rule_by_id(rule_id: str) -> Rule:
     return next(r for r in RULES if r.id == rule_id)
 
 
-def run_rules(ctx: Context) -> list[tuple[Rule, Hit]]:
-    """Every hit of every rule, in registration order."""
-    return [(r, hit) for r in RULES for hit in r.check(ctx)]
+def _stamp(r: Rule, hit: Hit) -> Found:
+    flag = r.flag if hit.flag is None else hit.flag
+    return Found(r.id, r.severity, flag, hit.facts, hit.variant, hit.edits)
+
+
+def run_rules(ctx: Context) -> list[Found]:
+    """Every hit of every rule, in registration order, stamped with its rule's identity."""
+    return [_stamp(r, hit) for r in RULES for hit in r.check(ctx)]

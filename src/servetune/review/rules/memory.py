@@ -28,7 +28,7 @@ def model_len_exceeds_model(ctx: Context) -> Iterator[Hit]:
         "model": model.model_id,
     }
     edits = (Edit("--max-model-len", str(model.max_model_len)),)
-    yield Hit("model-len-exceeds-model", "--max-model-len", facts, None, edits)
+    yield Hit(facts, None, edits)
 
 
 def _memory_facts(ctx: Context, est: Estimate) -> dict[str, Fact]:
@@ -52,7 +52,7 @@ def weights_dont_fit(ctx: Context) -> Iterator[Hit]:
         return
     if est.weights_gib_per_gpu <= est.budget_gib_per_gpu:
         return
-    yield Hit("weights-dont-fit", "--tensor-parallel-size", _memory_facts(ctx, est))
+    yield Hit(_memory_facts(ctx, est))
 
 
 @rule("kv-cache-too-small", "error", "--max-model-len")
@@ -77,7 +77,7 @@ def kv_cache_too_small(ctx: Context) -> Iterator[Hit]:
     }
     variant = "none" if fits < s.block_size else None
     edits = () if variant else (Edit("--max-model-len", str(fits)),)
-    yield Hit("kv-cache-too-small", "--max-model-len", facts, variant, edits)
+    yield Hit(facts, variant, edits)
 
 
 @rule("gpu-memory-utilization-range", "error", "--gpu-memory-utilization")
@@ -86,13 +86,10 @@ def gpu_memory_utilization_range(ctx: Context) -> Iterator[Hit]:
     if util is None or 0 < util <= 1:
         return
     facts: dict[str, Fact] = {"util": ctx.command.text("--gpu-memory-utilization") or str(util)}
-    yield Hit(
-        "gpu-memory-utilization-range", "--gpu-memory-utilization", facts, None,
-        (Edit("--gpu-memory-utilization", "0.9"),),
-    )  # fmt: skip
+    yield Hit(facts, None, (Edit("--gpu-memory-utilization", "0.9"),))
 
 
 @rule("enforce-eager", "warning", "--enforce-eager")
 def enforce_eager(ctx: Context) -> Iterator[Hit]:
     if ctx.settings.enforce_eager:
-        yield Hit("enforce-eager", "--enforce-eager", {}, None, (Edit("--enforce-eager", None),))
+        yield Hit({}, None, (Edit("--enforce-eager", None),))

@@ -29,7 +29,7 @@ def tp_exceeds_gpus(ctx: Context) -> Iterator[Hit]:
     edits: tuple[Edit, ...] = ()
     if s.pipeline_parallel_size == 1 and s.data_parallel_size == 1:
         edits = (Edit("--tensor-parallel-size", str(_largest_valid_tp(ctx, gpus))),)
-    yield Hit("tp-exceeds-gpus", "--tensor-parallel-size", _parallel_facts(ctx), None, edits)
+    yield Hit(_parallel_facts(ctx), None, edits)
 
 
 @rule("tp-below-gpus", "warning", "--tensor-parallel-size")
@@ -38,7 +38,7 @@ def tp_below_gpus(ctx: Context) -> Iterator[Hit]:
     if gpus is None or ctx.settings.gpus_needed >= gpus:
         return
     facts = _parallel_facts(ctx) | {"idle": gpus - ctx.settings.gpus_needed}
-    yield Hit("tp-below-gpus", "--tensor-parallel-size", facts)
+    yield Hit(facts)
 
 
 def _tp_fits_heads(model: ModelFacts | None, tp: int) -> bool:
@@ -71,4 +71,4 @@ def tp_heads_indivisible(ctx: Context) -> Iterator[Hit]:
     }
     variant = "kv" if model.num_attention_heads % tp == 0 else None
     edits = (Edit("--tensor-parallel-size", str(facts["suggested"])),)
-    yield Hit("tp-heads-indivisible", "--tensor-parallel-size", facts, variant, edits)
+    yield Hit(facts, variant, edits)

@@ -91,9 +91,7 @@ def quant_on_unquantized(ctx: Context) -> Iterator[Hit]:
     if method not in _CHECKPOINT_METHODS or method in ONLINE_METHODS:
         return
     facts = _quant_facts(ctx) | {"family": method_family(method).upper()}
-    yield Hit(
-        "quant-on-unquantized", "--quantization", facts, None, (Edit("--quantization", None),)
-    )
+    yield Hit(facts, None, (Edit("--quantization", None),))
 
 
 @rule("quant-method-mismatch", "error", "--quantization")
@@ -104,10 +102,7 @@ def quant_method_mismatch(ctx: Context) -> Iterator[Hit]:
         return
     if method_family(method) == method_family(quant.method) or method == "marlin":
         return
-    yield Hit(
-        "quant-method-mismatch", "--quantization", _quant_facts(ctx), None,
-        (Edit("--quantization", None),),
-    )  # fmt: skip
+    yield Hit(_quant_facts(ctx), None, (Edit("--quantization", None),))
 
 
 @rule("quant-unsupported-gpu", "error", "--quantization")
@@ -126,7 +121,7 @@ def quant_unsupported_gpu(ctx: Context) -> Iterator[Hit]:
         "gpu": gpu.name,
         "version": ctx.command.version,
     }
-    yield Hit("quant-unsupported-gpu", "--quantization", facts)
+    yield Hit(facts)
 
 
 @rule("fp8-weight-only", "warning", "--quantization")
@@ -138,7 +133,7 @@ def fp8_weight_only(ctx: Context) -> Iterator[Hit]:
     needed = min_capability(method, ctx.command.version) or 0
     if gpu.capability >= 89 or gpu.capability < needed:
         return
-    yield Hit("fp8-weight-only", "--quantization", _quant_facts(ctx) | {"gpu": gpu.name})
+    yield Hit(_quant_facts(ctx) | {"gpu": gpu.name})
 
 
 @rule("quant-slow-kernel", "warning", "--quantization")
@@ -156,7 +151,7 @@ def quant_slow_kernel(ctx: Context) -> Iterator[Hit]:
     if gpu.capability < marlin_from or not bits_ok:
         return
     facts = _quant_facts(ctx) | {"marlin": f"{method}_marlin", "gpu": gpu.name, "version": version}
-    yield Hit("quant-slow-kernel", "--quantization", facts, None, (Edit("--quantization", None),))
+    yield Hit(facts, None, (Edit("--quantization", None),))
 
 
 # --- dtype ----------------------------------------------------------------------------------
@@ -182,7 +177,7 @@ def dtype_unsupported_gpu(ctx: Context) -> Iterator[Hit]:
         "have": gpu.compute_capability or "",
         "fix_dtype": fix_dtype,
     }
-    yield Hit("dtype-unsupported-gpu", "--dtype", facts, None, (Edit("--dtype", fix_dtype),))
+    yield Hit(facts, None, (Edit("--dtype", fix_dtype),))
 
 
 @rule("dtype-unsupported-model", "error", "--dtype")
@@ -201,4 +196,4 @@ def dtype_unsupported_model(ctx: Context) -> Iterator[Hit]:
         "model": model.model_id,
         "fix_dtype": fix,
     }
-    yield Hit("dtype-unsupported-model", "--dtype", facts, None, (Edit("--dtype", fix),))
+    yield Hit(facts, None, (Edit("--dtype", fix),))

@@ -30,10 +30,7 @@ def batched_tokens_too_small(ctx: Context) -> Iterator[Hit]:
         "steps": -(-prompt // mbt),
         "machine": ctx.machine(),
     }
-    yield Hit(
-        "batched-tokens-too-small", "--max-num-batched-tokens", facts, None,
-        (Edit("--max-num-batched-tokens", str(default)),),
-    )  # fmt: skip
+    yield Hit(facts, None, (Edit("--max-num-batched-tokens", str(default)),))
 
 
 @rule("batched-tokens-below-model-len", "error", "--max-num-batched-tokens")
@@ -45,7 +42,7 @@ def batched_tokens_below_model_len(ctx: Context) -> Iterator[Hit]:
         return
     facts: dict[str, Fact] = {"mbt": s.max_num_batched_tokens, "max_model_len": s.max_model_len}
     edits = (Edit("--max-num-batched-tokens", str(s.max_model_len)),)
-    yield Hit("batched-tokens-below-model-len", "--max-num-batched-tokens", facts, None, edits)
+    yield Hit(facts, None, edits)
 
 
 @rule("batched-tokens-below-num-seqs", "error", "--max-num-batched-tokens")
@@ -55,7 +52,7 @@ def batched_tokens_below_num_seqs(ctx: Context) -> Iterator[Hit]:
         return
     facts: dict[str, Fact] = {"mbt": s.max_num_batched_tokens, "seqs": s.max_num_seqs}
     edits = (Edit("--max-num-batched-tokens", str(max(s.max_num_seqs, 2048))),)
-    yield Hit("batched-tokens-below-num-seqs", "--max-num-batched-tokens", facts, None, edits)
+    yield Hit(facts, None, edits)
 
 
 _TYPICAL_CONVERSATION = 2048  # tokens of prompt + answer assumed for quant-memory-unused
@@ -90,7 +87,7 @@ def quant_memory_unused(ctx: Context) -> Iterator[Hit]:
     }
     variant = "explicit" if "--max-num-seqs" in s.user_set else None
     edits = (Edit("--max-num-seqs", str(suggested)),)
-    yield Hit("quant-memory-unused", "--max-num-seqs", facts, variant, edits)
+    yield Hit(facts, variant, edits)
 
 
 _NATIVE_FP8_CAPABILITY = 89  # Ada and Hopper and newer run FP8 GEMMs: there FP8 is for speed
@@ -137,4 +134,4 @@ def quant_unneeded(ctx: Context) -> Iterator[Hit]:
         "typical": typical,
         "machine": ctx.machine(),
     }
-    yield Hit("quant-unneeded", "--quantization", facts)
+    yield Hit(facts)

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from servetune.review.rules.base import Context, Fact, Hit, rule
+from servetune.review.sentence import Sentence
 
 
 @rule("model-unknown", "info", None)
 def model_unknown(ctx: Context) -> Iterator[Hit]:
     if ctx.model is None:
-        yield Hit("model-unknown", None, {"model": ctx.command.model or "(none given)"})
+        yield Hit({"model": ctx.command.model or Sentence("fact.no-model")})
 
 
 @rule("model-inferred", "info", None)
@@ -20,19 +21,19 @@ def model_inferred(ctx: Context) -> Iterator[Hit]:
         return
     facts: dict[str, Fact] = {"model": model.model_id, "taken": model.inferred_from}
     variant = None if model.max_model_len is None else "copy"
-    yield Hit("model-inferred", None, facts, variant)
+    yield Hit(facts, variant)
 
 
 @rule("default-model", "info", "--model")
 def default_model(ctx: Context) -> Iterator[Hit]:
     for issue in ctx.command.issues:
         if issue.kind == "default-model":
-            yield Hit("default-model", "--model", {"default": issue.detail or ""})
+            yield Hit({"default": issue.detail or ""})
 
 
 @rule("hardware-unknown", "info", None)
 def hardware_unknown(ctx: Context) -> Iterator[Hit]:
     if ctx.hardware is None:
-        yield Hit("hardware-unknown", None, {})
+        yield Hit()
     elif ctx.hardware.spec is None:
-        yield Hit("hardware-unknown", None, {"count": ctx.hardware.count}, "count-only")
+        yield Hit({"count": ctx.hardware.count}, "count-only")
