@@ -11,6 +11,7 @@ were written from them.
 
     .venv/bin/python benchmarks/real_world.py            # the score table
     .venv/bin/python benchmarks/real_world.py --misses   # and every record scored wrong
+    .venv/bin/python benchmarks/real_world.py --misses --split fit   # the fit part's only
     .venv/bin/python benchmarks/real_world.py --json     # the scores as JSON
 
 The targets (issue 18): check names the right rule on >= 90% of the failed starts a static
@@ -281,6 +282,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--misses", action="store_true", help="list every record scored wrong")
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
+    parser.add_argument(
+        "--split",
+        choices=SPLITS,
+        help="list the misses of this part only (tune on `fit`: look at held-out misses by family)",
+    )
     args = parser.parse_args()
     tally = run()
     table = tally.table()
@@ -295,7 +301,7 @@ def main() -> int:
         print(f"{part:<22} {_pct(*by_split['fit']):>16} {_pct(*by_split['held-out']):>16}")
     if args.misses:
         for score in tally.scores:
-            if not score.right:
+            if not score.right and args.split in (None, score.split):
                 print(
                     f"  [{score.split}] {score.part} {score.record}: {score.family}: {score.detail}"
                 )
