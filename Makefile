@@ -5,15 +5,26 @@ DEMO    := --gpus 2xA100-80GB -- vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-pa
 
 .PHONY: demo test lint unit vllm-cpu clean
 
-$(BIN)/.installed: pyproject.toml
+PIP     := $(BIN)/pip install --quiet --disable-pip-version-check
+
+# Two installs into one venv, each with its own marker: what `check` needs (the package and its
+# few dependencies), and everything (dev tools, Ray, plotting) for lint and the tests. The full
+# one counts as the small one too, so `make demo` after `make test` installs nothing.
+$(BIN)/python:
 	python3 -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,ray]'
+
+$(BIN)/.installed-package: pyproject.toml | $(BIN)/python
+	$(PIP) -e .
 	touch $@
+
+$(BIN)/.installed: pyproject.toml | $(BIN)/python
+	$(PIP) --upgrade pip
+	$(PIP) -e '.[dev,ray]'
+	touch $@ $(BIN)/.installed-package
 
 # servetune's main job on a built-in default: review the seed's example command against the
 # built-in model catalog. It has an error finding on purpose, so exit code 1 is the expected one.
-demo: $(BIN)/.installed
+demo: $(BIN)/.installed-package
 	$(BIN)/servetune check $(DEMO) || [ $$? -eq 1 ]
 
 # The real vLLM (CPU build) in its own venv, plus the tiny local test model.

@@ -1,15 +1,19 @@
-"""The layout's import rules (README, Development: "The layout"), read from the source with `ast`.
+"""The layout's import rules, read from the README's table (Development, "The layout"), checked
+against every import of the source, read with `ast`.
 
-Each folder of `src/servetune/` may import only the folders listed for it (lazy imports inside
+Each folder of `src/servetune/` may import only the folders its row lists (lazy imports inside
 functions and `TYPE_CHECKING` imports count too); the shared top-level modules (`errors`,
 `_data`, `_did_you_mean`, the package root for `__version__`) are open to every folder but
 `texts/`, which imports nothing of servetune. Nothing imports the `vllm` or `torch` packages:
-servetune talks to vLLM over HTTP and as a process.
+servetune talks to vLLM over HTTP and as a process. The README's table is the one statement of
+the rules: change a rule there.
 """
 
 from __future__ import annotations
 
 import ast
+import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -18,28 +22,29 @@ import servetune
 
 PACKAGE = Path(servetune.__file__).resolve().parent
 SHARED = frozenset({"", "errors", "_data", "_did_you_mean"})  # "": the package root
-FLOWS = frozenset({"vllm", "review", "launch", "measure", "judge", "quality", "plan", "tune"})
+README = Path(__file__).resolve().parents[1] / "README.md"
+TABLE_HEADER = "| folder | may import | why the less obvious ones |"
 
-# folder (or top-level module) -> what it may import besides itself and SHARED
-ALLOWED: dict[str, frozenset[str]] = {
-    "vllm": frozenset({"texts"}),
-    "review": frozenset({"vllm", "texts"}),
-    "launch": frozenset({"vllm", "review", "texts"}),
-    "measure": frozenset({"vllm", "texts"}),
-    "judge": frozenset({"vllm", "review", "launch", "measure", "quality", "texts"}),
-    "quality": frozenset({"vllm", "measure", "texts"}),
-    "plan": frozenset({"vllm", "review", "measure", "judge", "texts"}),  # judge: reads results
-    "tune": frozenset({"vllm", "review", "launch", "measure", "judge", "plan", "texts"}),
-    "texts": frozenset(),
-    "render": FLOWS | {"texts"},
-    "cli": FLOWS | {"texts", "render"},
-    # top-level modules
-    "__init__": FLOWS,  # the public API re-exports the flows' entry points
-    "__main__": frozenset({"cli"}),
-    "errors": frozenset(),
-    "_data": frozenset(),
-    "_did_you_mean": frozenset(),
-}
+
+def _names(cell: str) -> list[str]:
+    """The folders (`review/`) and top-level modules (`errors`) a table cell names."""
+    return [name.removesuffix("/") for name in re.findall(r"`([^`]+)`", cell)]
+
+
+def read_rules(readme: str) -> dict[str, frozenset[str]]:
+    """folder (or top-level module) -> what it may import besides itself and SHARED, from the
+    README's table: one row per folder (or per group of top-level modules)."""
+    lines = readme.splitlines()
+    at = lines.index(TABLE_HEADER) + 2  # past the header and the |---| line
+    rules: dict[str, frozenset[str]] = {}
+    for line in itertools.takewhile(lambda text: text.startswith("|"), lines[at:]):
+        owners, may_import = line.split("|")[1:3]
+        for owner in _names(owners):
+            rules[owner] = frozenset(_names(may_import))
+    return rules
+
+
+ALLOWED = read_rules(README.read_text(encoding="utf-8"))
 NEVER = ("vllm", "torch")  # third-party top-level packages servetune must not import
 
 
@@ -79,8 +84,26 @@ def _sources() -> list[Path]:
 
 def test_every_folder_and_top_level_module_has_a_rule() -> None:
     owners = {_owner(path) for path in _sources()}
-    assert owners - set(ALLOWED) == set(), "add the new folder to ALLOWED and to the README"
+    assert owners - set(ALLOWED) == set(), "add a row for the new folder to the README's table"
     assert {"vllm", "review", "launch", "measure", "judge", "texts", "render", "cli"} <= owners
+
+
+def test_the_table_names_only_folders_it_has_a_row_for() -> None:
+    named = set().union(*ALLOWED.values())
+    assert named - set(ALLOWED) == set(), "a typo in the README's table, or a row missing"
+    assert ALLOWED["texts"] == frozenset() and "cli" not in ALLOWED["render"]
+
+
+def test_the_table_reader_reads_rows_and_groups() -> None:
+    readme = (
+        f"text\n\n{TABLE_HEADER}\n|---|---|---|\n| `a/` | `b/`, `c` | why `d` |\n"
+        "| `b/`, `c` | nothing | |\n\nmore text | `e` |\n"
+    )
+    assert read_rules(readme) == {
+        "a": frozenset({"b", "c"}),
+        "b": frozenset(),
+        "c": frozenset(),
+    }
 
 
 def test_imports_follow_the_layout() -> None:

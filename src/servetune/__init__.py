@@ -1,24 +1,29 @@
 """servetune: review, launch and measure vLLM deployments.
 
-The library API mirrors the command line, one entry per flow:
+The library API mirrors the command line, one entry per flow; a function is named for what it
+does (`run_tune`, not `tune`), so no name here is also a subpackage's:
 
 - review: `check_argv` / `check_text` review a `vllm serve` command (`CheckOptions`) and return
-  a `Report`; the pieces (`parse_text`, `find_model`, `parse_gpus`) are public for tools that
-  build on them;
+  a `Report` of `Finding`s with its memory `Estimate`; the pieces are public for tools that
+  build on them: `parse_text` / `parse_tokens` (a `ServeCommand`), `find_model` (`ModelFacts`),
+  `parse_gpus` (a `Hardware` of `GpuSpec`s);
 - launch: `diagnose` reads a vLLM log's text and returns a `DoctorReport`;
 - measure: `run_bench` (a coroutine) runs the load test a `BenchConfig` describes (its prompts
   a `WorkloadSpec`) and returns a `BenchRun`;
 - judge: `load_side` reads result files into a `Side`; `compare` judges two sides and returns a
   `Comparison`; `accept` runs the five acceptance checks and returns an `Acceptance` of `Check`s;
-- tune: `tune` searches serve flags under latency `Targets` (a `TuneConfig`) and returns a
+- tune: `run_tune` searches serve flags under latency `Targets` (a `TuneConfig`) and returns a
   `TuneResult`;
-- plan: `plan` predicts a checked command (`Report`) under a `PlanConfig` load and returns a
-  `PlanResult`;
-- quality: `evaluate_quality` asks two servers the same questions (`QualityConfig`) and returns a
-  `QualityResult`.
+- plan: `run_plan` predicts a checked command (`Report`) under a `PlanConfig` load and returns
+  a `PlanResult`;
+- quality: `evaluate_quality` asks two servers the same questions (`QualityConfig`) and returns
+  a `QualityResult`.
 
-Every error servetune raises on purpose is a `ServetuneError`. The review names load with the
-package; the other flows load on first use, so `servetune check` starts fast.
+Every error servetune raises on purpose is a `ServetuneError`: `UsageError`,
+`CommandParseError`, `ModelConfigError`, `HardwareError`, `ServerUnreachable` among them.
+`__version__` is the package's version. Everything not in `__all__` is internal, modules and
+subpackages included. The review names load with the package; the other flows load on first
+use, so `servetune check` starts fast.
 """
 
 from __future__ import annotations
@@ -47,15 +52,15 @@ if TYPE_CHECKING:  # the same names as `_LAZY` loads, for type checkers
     from servetune.launch.doctor import DoctorReport, diagnose
     from servetune.measure.bench import BenchConfig, BenchRun, run_bench
     from servetune.measure.workload import WorkloadSpec
-    from servetune.plan.planner import PlanConfig, PlanResult, plan
+    from servetune.plan.planner import PlanConfig, PlanResult, run_plan
     from servetune.quality.evaluate import QualityConfig, QualityResult
     from servetune.quality.evaluate import evaluate as evaluate_quality
-    from servetune.tune.search import TuneConfig, TuneResult, tune
+    from servetune.tune.search import TuneConfig, TuneResult, run_tune
     from servetune.tune.trial import Targets
 
 __version__ = "0.1.0"
 
-# Public names of the launch, measure and judge flows, and the module each one lives in.
+# Public names of the flows that load on first use, and the module each one lives in.
 _LAZY = {
     "diagnose": "servetune.launch.doctor",
     "DoctorReport": "servetune.launch.doctor",
@@ -70,11 +75,11 @@ _LAZY = {
     "accept": "servetune.judge.accept",
     "Acceptance": "servetune.judge.accept",
     "Check": "servetune.judge.accept",
-    "tune": "servetune.tune.search",
+    "run_tune": "servetune.tune.search",
     "TuneConfig": "servetune.tune.search",
     "TuneResult": "servetune.tune.search",
     "Targets": "servetune.tune.trial",
-    "plan": "servetune.plan.planner",
+    "run_plan": "servetune.plan.planner",
     "PlanConfig": "servetune.plan.planner",
     "PlanResult": "servetune.plan.planner",
     "evaluate_quality": "servetune.quality.evaluate:evaluate",
@@ -124,9 +129,9 @@ __all__ = [
     "parse_gpus",
     "parse_text",
     "parse_tokens",
-    "plan",
     "run_bench",
-    "tune",
+    "run_plan",
+    "run_tune",
 ]
 
 

@@ -168,7 +168,7 @@ def test_public_api() -> None:
             "ServerUnreachable", "load_side", "Side", "compare", "Comparison", "accept",
             "Acceptance", "Check",
             # tune, plan, quality (loaded on first use)
-            "tune", "TuneConfig", "TuneResult", "Targets", "plan", "PlanConfig", "PlanResult",
+            "run_tune", "TuneConfig", "TuneResult", "Targets", "run_plan", "PlanConfig", "PlanResult",
             "evaluate_quality", "QualityConfig", "QualityResult",
         ]
     )  # fmt: skip

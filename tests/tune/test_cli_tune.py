@@ -58,14 +58,14 @@ def test_no_command_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 
 def _with(runner: object, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = search.tune
+    real = search.run_tune
 
     def fake_tune(
         config: search.TuneConfig, runner_: object = None, on_event: EventSink = print, **_: object
     ) -> search.TuneResult:
         return real(config, runner, on_event)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(search, "tune", fake_tune)
+    monkeypatch.setattr(search, "run_tune", fake_tune)
 
 
 def test_text_summary_and_files(

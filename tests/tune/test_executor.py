@@ -18,7 +18,7 @@ from servetune.tune import output, parallel, report
 from servetune.tune.capacity import Capacity, Probe
 from servetune.tune.executor import LocalExecutor, gpus_needed
 from servetune.tune.ray_executor import check_address, import_ray
-from servetune.tune.search import TuneConfig, tune
+from servetune.tune.search import TuneConfig, run_tune
 from servetune.tune.trial import EventSink, Placement, Targets, TrialResult, TrialSpec
 
 START = ("vllm", "serve", "Qwen/Qwen2.5-7B-Instruct-AWQ", "--max-num-batched-tokens", "256")
@@ -59,7 +59,7 @@ def test_local_executor_stamps_where_and_when_and_saves_it(tmp_path: Path) -> No
         return fake_result(spec)
 
     executor = LocalExecutor(runner=runner, clock=lambda: next(ticks), node="gpu-box-1")
-    result = tune(config(tmp_path, max_starts=1), runner=executor.run_one)
+    result = run_tune(config(tmp_path, max_starts=1), runner=executor.run_one)
     trial = result.trials[0]
     assert trial.placement == Placement("gpu-box-1", "")
     assert (trial.started_at, trial.ended_at) == (100.0, 160.5)

@@ -12,7 +12,7 @@ import pytest
 from servetune.tune import output, report
 from servetune.tune.capacity import Capacity, Probe
 from servetune.tune.limit import Limit
-from servetune.tune.search import TuneConfig, TuneResult, tune
+from servetune.tune.search import TuneConfig, TuneResult, run_tune
 from servetune.tune.trial import EventSink, Targets, TrialResult, TrialSpec
 
 START = ("vllm", "serve", "Qwen/Qwen2.5-7B-Instruct-AWQ", "--max-num-batched-tokens", "256")
@@ -58,7 +58,7 @@ def config(tmp_path: Path, max_starts: int = 12, language: str = "en") -> TuneCo
 def test_search_moves_the_knob_the_limit_points_to_and_keeps_the_better(tmp_path: Path) -> None:
     runner = FakeRunner()
     events: list[str] = []
-    result = tune(config(tmp_path), runner, events.append)
+    result = run_tune(config(tmp_path), runner, events.append)
     first, second = runner.specs[0].flags, runner.specs[1].flags
     assert first["--max-num-batched-tokens"] == "256" and first["--max-num-seqs"] == "256"
     assert second["--max-num-batched-tokens"] == "512"  # the limit's knob, one step up
@@ -72,12 +72,12 @@ def test_search_moves_the_knob_the_limit_points_to_and_keeps_the_better(tmp_path
 
 def test_max_starts_bounds_the_search(tmp_path: Path) -> None:
     runner = FakeRunner()
-    result = tune(config(tmp_path, max_starts=2), runner)
+    result = run_tune(config(tmp_path, max_starts=2), runner)
     assert len(runner.specs) == 2 and result.server_starts == 2
 
 
 def test_tune_json_is_the_contract(tmp_path: Path) -> None:
-    result = tune(config(tmp_path), FakeRunner())
+    result = run_tune(config(tmp_path), FakeRunner())
     doc = output.write_document(result, tmp_path)
     assert json.loads((tmp_path / "tune.json").read_text()) == doc
     assert list(doc) == ["schema_version", "slo", "baseline", "best", "trials",
@@ -126,7 +126,7 @@ class _Page(HTMLParser):
 @pytest.mark.parametrize("language", ["en", "zh-TW"])
 def test_report_is_self_contained_with_real_plots(tmp_path: Path, language: str) -> None:
     pytest.importorskip("matplotlib")
-    result: TuneResult = tune(config(tmp_path, language=language), FakeRunner())
+    result: TuneResult = run_tune(config(tmp_path, language=language), FakeRunner())
     page_path = report.write(result, tmp_path)
     page = page_path.read_text(encoding="utf-8")
     parsed = _Page()
@@ -155,7 +155,7 @@ def test_report_renders_in_a_real_browser(tmp_path: Path) -> None:
     if browser is None:
         pytest.skip("no chromium on PATH (apt-get install chromium)")
     image = pytest.importorskip("matplotlib.image")
-    page = report.write(tune(config(tmp_path), FakeRunner()), tmp_path)
+    page = report.write(run_tune(config(tmp_path), FakeRunner()), tmp_path)
     shot = tmp_path / "shot.png"
     argv = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
             "--window-size=1200,900", f"--screenshot={shot}", page.as_uri()]  # fmt: skip

@@ -215,14 +215,14 @@ def _refused(args: PlanArgs, streams: Streams, errors: Sequence[Finding]) -> Exi
 
 
 def run(args: PlanArgs, streams: Streams) -> ExitCode:
-    from servetune.plan.planner import PlanConfig, batching_sweep, plan, result_json
+    from servetune.plan.planner import PlanConfig, batching_sweep, result_json, run_plan
     from servetune.render.plan import plan_text, write_plot
 
     report = review(args.review, streams.stdin)
     if report.errors:
         return _refused(args, streams, report.errors)
     config = PlanConfig(load=args.load(), slo=args.targets(), calibrate=args.calibrate)
-    result = plan(report, config, args.review.check_options())
+    result = run_plan(report, config, args.review.check_options())
     if args.plot is not None:
         write_plot(args.plot, batching_sweep(result))
     if args.review.output.format == "json":

@@ -70,9 +70,9 @@ def run(config: TuneConfig, ns: argparse.Namespace, on_event: EventSink) -> Tune
     _check(ns)
     if ns.executor == "local":
         from servetune.tune.executor import LocalExecutor
-        from servetune.tune.search import tune
+        from servetune.tune.search import run_tune
 
-        return tune(config, runner=LocalExecutor().run_one, on_event=on_event)
+        return run_tune(config, runner=LocalExecutor().run_one, on_event=on_event)
 
     from servetune.tune import parallel
     from servetune.tune.ray_executor import RayExecutor, check_address

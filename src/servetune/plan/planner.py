@@ -1,7 +1,8 @@
 """`servetune plan` as a library call: a command, its GPUs and a load in; the prediction, the
 bound, the what-ifs and continuous-vs-static batching out.
 
-    result = plan(report, PlanConfig(load=Load(1000, 200, 1000, concurrency=50), slo=Slo(...)))
+    config = PlanConfig(load=Load(1000, 200, 1000, concurrency=50), slo=Slo(ttft_ms=2000))
+    result = run_plan(report, config, CheckOptions(gpus="1xA100-80GB"))
 """
 
 from __future__ import annotations
@@ -147,7 +148,7 @@ def _notes(report: Report, fit: calibrate.Fit | None) -> list[Note]:
     return notes
 
 
-def plan(report: Report, config: PlanConfig, options: CheckOptions) -> PlanResult:
+def run_plan(report: Report, config: PlanConfig, options: CheckOptions) -> PlanResult:
     """Predict the command under the load, try the what-ifs, and compare static batching."""
     fit = _calibrate(config.calibrate, report, options, config.load) if config.calibrate else None
     efficiency = fit.efficiency if fit else step_time.Efficiency()

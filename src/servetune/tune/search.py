@@ -282,7 +282,7 @@ def _missed(result: TrialResult) -> list[str]:
     return [k for k, (over, n) in probe.misses.items() if n and over > 0]
 
 
-def tune(
+def run_tune(
     config: TuneConfig, runner: Runner = run_trial, on_event: EventSink = lambda _: None
 ) -> TuneResult:
     """Run the search; every trial lands in `config.output` as it finishes (resumable)."""
