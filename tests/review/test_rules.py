@@ -295,3 +295,18 @@ def test_findings_are_sorted_by_severity() -> None:
     report = review(f"{Q7} --enforce-eager --quantization awq -tp 2", None)
     order = [f.severity for f in report.findings]
     assert order == sorted(order, key=["error", "warning", "info"].index)
+
+
+def test_a_judgement_by_release_is_a_warning_when_the_release_is_assumed() -> None:
+    """`--swap-space` left `vllm serve` in a later release: with no release named (the newest is
+    assumed) the user may run one that has it, so the review warns; named, it is an error."""
+    from servetune.review.check import CheckOptions, check_text
+
+    command = "python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-7B-Instruct --swap-space 16"
+    assumed = check_text(command, CheckOptions(gpus="1xA100", detect_hardware=False))
+    named = check_text(
+        command, CheckOptions(gpus="1xA100", vllm_version="0.33.0", detect_hardware=False)
+    )
+    assert not assumed.command.release_known and named.command.release_known
+    assert [f.severity for f in assumed.findings if f.rule == "removed-flag"] == ["warning"]
+    assert [f.severity for f in named.findings if f.rule == "removed-flag"] == ["error"]

@@ -231,3 +231,58 @@ def test_a_logged_line_cut_short_keeps_its_whole_entries() -> None:
     cmd = parse_text(cut, version="0.21.0")
     assert cmd.args["--tensor-parallel-size"] == "2"
     assert "--kv-cache-dtype" not in cmd.args
+
+
+def _corpus_command(record_id: str) -> str:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "data" / "corpus" / "commands.json"
+    records = json.loads(path.read_text(encoding="utf-8"))["records"]
+    (record,) = [r for r in records if r["id"] == record_id]
+    assert record["split"] == "fit"  # mechanisms are built on the fit part only
+    return str(record["command"])
+
+
+def test_a_compose_service_reads_as_its_docker_run() -> None:
+    cmd = parse_text(_corpus_command("kyuz0-r9700-19-compose-rocm"), version=None)
+    assert cmd.form == "docker" and cmd.version == "0.28.0"  # vllm/vllm-openai-rocm:v0.28.0
+    assert cmd.args["--tensor-parallel-size"] == "2"
+    assert cmd.args["--max-num-batched-tokens"] == "2048"
+    assert cmd.env["HIP_VISIBLE_DEVICES"] == "0,1"
+
+
+def test_a_compose_command_string_without_its_image() -> None:
+    cmd = parse_text(_corpus_command("rtx6kpro7-compose-qwen35-397b-fp8-tp2pp3"), version="0.17.0")
+    assert cmd.model == "/models/Qwen3.5-397B-A17B-FP8"
+    assert cmd.args["--pipeline-parallel-size"] == "3"
+    assert cmd.args["--default-chat-template-kwargs"] == '{"enable_thinking": false}'
+
+
+def test_a_kubernetes_container_reads_as_its_docker_run() -> None:
+    manifest = """
+    containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.9.2
+        command: ["python3", "-m", "vllm.entrypoints.openai.api_server"]
+        args: ["--model", "google/gemma-3-1b-it", "--tensor-parallel-size", "1"]
+        env:
+          - name: HF_HOME
+            value: /cache
+    """
+    cmd = parse_text(manifest, version=None)
+    assert (cmd.form, cmd.model, cmd.version) == ("docker", "google/gemma-3-1b-it", "0.9.2")
+    assert cmd.env["HF_HOME"] == "/cache"
+
+
+def test_a_dockerfile_cmd_reads_as_the_command() -> None:
+    cmd = parse_text(_corpus_command("gh14452-triton-vllm-dockerfile-5090"), version="0.7.0")
+    assert cmd.model == "tokyotech-llm/Llama-3.1-Swallow-8B-Instruct-v0.3"
+    assert cmd.args["--max-num-seqs"] == "128"
+    assert "--quantization" not in cmd.args  # a commented-out line of the CMD array
+
+
+def test_continuation_prompts_of_a_pasted_terminal_are_not_redirections() -> None:
+    cmd = parse_text(_corpus_command("gh27389-docker-imageid-serve"), version="0.9.0")
+    assert cmd.args["--tensor-parallel-size"] == "2"
+    assert cmd.env["CUDA_VISIBLE_DEVICES"] == "0,1"

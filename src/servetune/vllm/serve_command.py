@@ -118,6 +118,12 @@ class ServeCommand:
     issues: tuple[ParseIssue, ...] = ()
 
     @property
+    def release_known(self) -> bool:
+        """Whether the release was given (flag, image tag, installed package), not assumed to
+        be the newest: judgements that differ by release are only certain when it was."""
+        return self.version_origin != _NEWEST
+
+    @property
     def version_source(self) -> str:
         """Where `version` came from, in English words (`version_origin.text(lang)`: in any)."""
         return self.version_origin.text()
@@ -154,11 +160,15 @@ class ServeCommand:
 
 
 def _logical_lines(text: str) -> list[str]:
-    """Join `\\` (and PowerShell backtick / cmd `^`) continuations into logical lines."""
+    """Join `\\` (and PowerShell backtick / cmd `^`) continuations into logical lines. A pasted
+    terminal session prints the shell's continuation prompt (`> `) before each continued line:
+    it is the shell's, not a redirection."""
     lines: list[str] = []
     current = ""
     for raw in text.replace("\r\n", "\n").split("\n"):
         stripped = raw.rstrip()
+        if current and re.match(r"^\s*> ", stripped):
+            stripped = stripped.lstrip().removeprefix("> ")
         if stripped.endswith(("\\", "`", "^")) and not stripped.endswith("\\\\"):
             current += stripped[:-1] + " "
             continue
@@ -196,9 +206,9 @@ def tokens_from_text(text: str) -> list[str]:
                 f"cannot split the command into words: {exc}",
                 "check that every quote in the command is closed",
             ) from exc
-    logged = _logged_args(text)
-    if logged is not None:
-        return logged
+    written = _logged_args(text) or _from_manifest(text) or _from_dockerfile(text)
+    if written is not None:
+        return written
     raise CommandParseError(
         "no `vllm serve` command found in the text",
         "the text must contain a line starting with `vllm serve`, "
@@ -260,6 +270,108 @@ def _logged_args(text: str) -> list[str] | None:
     for key, value in logged.items():
         words.extend(_logged_value("--" + key.replace("_", "-"), value))
     return words
+
+
+# --- the server as a container spec: docker compose, Kubernetes, a Dockerfile ----------------
+
+
+def _words(value: object) -> list[str]:
+    """A compose/Kubernetes `command` or `args`: a list of words, or one string a shell splits."""
+    if isinstance(value, list):
+        return [str(item) for item in value if item is not None]
+    if isinstance(value, str):
+        try:
+            return shlex.split(value, comments=True)
+        except ValueError:
+            return value.split()
+    return []
+
+
+def _environment(spec: Mapping[str, object]) -> list[str]:
+    """`-e K=V` words from compose's `environment` (list or mapping) or Kubernetes' `env`."""
+    env = spec.get("environment", spec.get("env"))
+    pairs: list[str] = []
+    if isinstance(env, dict):
+        pairs = [f"{key}={value}" for key, value in env.items() if value is not None]
+    elif isinstance(env, list):
+        for item in env:
+            if isinstance(item, dict) and "name" in item and item.get("value") is not None:
+                pairs.append(f"{item['name']}={item['value']}")
+            elif isinstance(item, str) and "=" in item:
+                pairs.append(item)
+    return [word for pair in pairs for word in ("-e", pair)]
+
+
+def _containers(node: object) -> list[Mapping[str, object]]:
+    """Every mapping in a manifest that describes a container: one with an image and/or the
+    words it runs."""
+    found: list[Mapping[str, object]] = []
+    if isinstance(node, dict):
+        if any(key in node for key in ("command", "args", "entrypoint")):
+            found.append(node)
+        for value in node.values():
+            found.extend(_containers(value))
+    elif isinstance(node, list):
+        for item in node:
+            found.extend(_containers(item))
+    return found
+
+
+def _container_tokens(spec: Mapping[str, object]) -> list[str]:
+    """The container as the `docker run` it amounts to. Compose's `entrypoint` and Kubernetes'
+    `command` replace the image's entrypoint; compose's `command` and Kubernetes' `args` are
+    what it runs (the words after the image). Without an image, vLLM's own is assumed: the
+    words are then its entrypoint's arguments."""
+    kubernetes = "args" in spec or "env" in spec
+    override = _words(spec.get("command") if kubernetes else spec.get("entrypoint"))
+    runs = _words(spec.get("args") if kubernetes else spec.get("command"))
+    image = spec.get("image")
+    words = [*override, *runs]
+    return ["docker", "run", *_environment(spec), str(image or "vllm/vllm-openai"), *words]
+
+
+def _from_manifest(text: str) -> list[str] | None:
+    """The vLLM container of a docker compose file or a Kubernetes manifest (or an excerpt of
+    one): its image, environment and the words it runs."""
+    import textwrap
+
+    import yaml
+
+    try:
+        documents = list(yaml.safe_load_all(textwrap.dedent(text.replace("\t", "  "))))
+    except yaml.YAMLError:
+        return None
+    for spec in (c for document in documents for c in _containers(document)):
+        tokens = _container_tokens(spec)
+        image = tokens[len(tokens) - len(_words(spec.get("args") or spec.get("command"))) - 1]
+        if "vllm" in " ".join(tokens[2:]).lower() or "vllm" in image.lower():
+            return tokens
+    return None
+
+
+_DOCKERFILE_FROM = re.compile(r"^FROM\s+(?:--\S+\s+)*(?P<image>\S+)", re.MULTILINE | re.IGNORECASE)
+_DOCKERFILE_RUN = re.compile(
+    r"^(?P<kind>CMD|ENTRYPOINT)\s+(?P<body>\[.*?\])", re.MULTILINE | re.DOTALL
+)
+
+
+def _from_dockerfile(text: str) -> list[str] | None:
+    """A Dockerfile's `ENTRYPOINT [...]` and `CMD [...]` (exec form) on its `FROM` image."""
+    found: dict[str, list[str]] = {}
+    for match in _DOCKERFILE_RUN.finditer(text):
+        lines = match.group("body").replace("\\\n", "\n").splitlines()
+        body = "\n".join(line for line in lines if not line.strip().startswith("#"))
+        try:
+            words = json.loads(body)
+        except ValueError:
+            continue
+        if isinstance(words, list):
+            found[match.group("kind").upper()] = [str(word) for word in words]
+    if not found:
+        return None
+    image = _DOCKERFILE_FROM.search(text)
+    words = [*found.get("ENTRYPOINT", []), *found.get("CMD", [])]
+    return ["docker", "run", image.group("image") if image else "vllm/vllm-openai", *words]
 
 
 # --- tokens to the vLLM argument list ---------------------------------------------------------

@@ -34,12 +34,17 @@ class Hit:
     implies. Never the rule's id, severity or flag: `run_rules` stamps them from `@rule`.
 
     `flag` is only for a rule whose flag differs from hit to hit (the command-line rules name
-    the flag the user's token spelled); None keeps the flag given to `@rule`."""
+    the flag the user's token spelled); None keeps the flag given to `@rule`.
+
+    `by_release` marks a judgement that holds only in some vLLM releases (a flag removed in
+    0.10, a check vLLM added in 0.20): when the command names no release and the newest one is
+    assumed, such an error is said as a warning, since the user may well run an older one."""
 
     facts: Mapping[str, Fact] = field(default_factory=dict)
     variant: str | None = None
     edits: tuple[Edit, ...] = ()
     flag: str | None = field(default=None, kw_only=True)
+    by_release: bool = field(default=False, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -114,11 +119,15 @@ def rule_by_id(rule_id: str) -> Rule:
     return next(r for r in RULES if r.id == rule_id)
 
 
-def _stamp(r: Rule, hit: Hit) -> Found:
+def _stamp(r: Rule, hit: Hit, release_known: bool) -> Found:
     flag = r.flag if hit.flag is None else hit.flag
-    return Found(r.id, r.severity, flag, hit.facts, hit.variant, hit.edits)
+    severity: Severity = r.severity
+    if hit.by_release and not release_known and severity == "error":
+        severity = "warning"
+    return Found(r.id, severity, flag, hit.facts, hit.variant, hit.edits)
 
 
 def run_rules(ctx: Context) -> list[Found]:
     """Every hit of every rule, in registration order, stamped with its rule's identity."""
-    return [_stamp(r, hit) for r in RULES for hit in r.check(ctx)]
+    known = ctx.command.release_known
+    return [_stamp(r, hit, known) for r in RULES for hit in r.check(ctx)]

@@ -23,10 +23,11 @@ def unknown_flag(ctx: Context) -> Iterator[Hit]:
         facts: dict[str, Fact] = {"token": issue.token, "version": version}
         if issue.kind == "flag-too-new" and issue.removal and issue.removal.first_seen:
             facts["first_seen"] = issue.removal.first_seen
-            yield Hit(facts, "too-new", (Edit(issue.flag or "", None),), flag=issue.flag)
+            removal = (Edit(issue.flag or "", None),)
+            yield Hit(facts, "too-new", removal, flag=issue.flag, by_release=True)
         elif issue.kind == "unknown-flag" and issue.flag is None:
             entrypoint = issue.detail == "image entrypoint"
-            yield Hit(facts, "entrypoint" if entrypoint else "stray")
+            yield Hit(facts, "entrypoint" if entrypoint else "stray", by_release=entrypoint)
         elif issue.kind == "unknown-flag" and issue.detail:
             facts["suggestion"] = issue.detail
             value = ctx.command.args.get(issue.flag or "", True)
@@ -45,7 +46,7 @@ def model_required(ctx: Context) -> Iterator[Hit]:
         if issue.kind == "model-required":
             facts: dict[str, Fact] = {"given": issue.detail or ""}
             variant = {"--model": "flag", "--served-model-name": "served-name"}.get(issue.token)
-            yield Hit(facts, variant or (None if issue.detail else "none"))
+            yield Hit(facts, variant or (None if issue.detail else "none"), by_release=True)
 
 
 @rule("removed-flag", "error", None)
@@ -63,7 +64,8 @@ def removed_flag(ctx: Context) -> Iterator[Hit]:
         if removal.replacement:
             facts["replacement"] = removal.replacement
         variant = "replaced" if removal.replacement else None
-        yield Hit(facts, variant, (Edit(issue.flag or "", None),), flag=issue.flag)
+        edits = (Edit(issue.flag or "", None),)
+        yield Hit(facts, variant, edits, flag=issue.flag, by_release=True)
 
 
 @rule("bool-flag-value", "error", None)
@@ -86,7 +88,8 @@ def missing_value(ctx: Context) -> Iterator[Hit]:
 def invalid_value(ctx: Context) -> Iterator[Hit]:
     for issue in ctx.command.issues:
         if issue.kind == "invalid-value":
-            yield Hit({"token": issue.token, "value": issue.detail or ""}, flag=issue.flag)
+            facts = {"token": issue.token, "value": issue.detail or ""}
+            yield Hit(facts, flag=issue.flag, by_release=True)
 
 
 @rule("config-unreadable", "warning", "--config")

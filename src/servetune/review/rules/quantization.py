@@ -196,4 +196,4 @@ def dtype_unsupported_model(ctx: Context) -> Iterator[Hit]:
         "model": model.model_id,
         "fix_dtype": fix,
     }
-    yield Hit(facts, None, (Edit("--dtype", fix),))
+    yield Hit(facts, None, (Edit("--dtype", fix),), by_release=True)
