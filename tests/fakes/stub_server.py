@@ -34,7 +34,7 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 MAX_MODEL_LEN = 4096
 TOKEN_TEXT = " tok"  # noqa: S105 - generated text, not a password
@@ -342,6 +342,27 @@ class _Pacer:
             self._arm()
 
 
+class _Transport(Protocol):
+    """What a stream's writes need of a transport (asyncio's, or a test's recorder)."""
+
+    def write(self, data: bytes) -> None: ...
+
+    def get_write_buffer_limits(self) -> tuple[int, int]: ...
+
+    def get_write_buffer_size(self) -> int: ...
+
+    def is_closing(self) -> bool: ...
+
+
+class _Writer(Protocol):
+    """What a stream's writes need of a writer: `asyncio.StreamWriter`, or a test's recorder."""
+
+    @property
+    def transport(self) -> _Transport: ...
+
+    async def drain(self) -> None: ...
+
+
 class _StreamWriter:
     """Writes one stream's events from loop callbacks: a paced chunk costs a write, not a task step.
 
@@ -351,7 +372,7 @@ class _StreamWriter:
 
     def __init__(
         self,
-        writer: asyncio.StreamWriter,
+        writer: _Writer,
         events: Iterator[_Event],
         pacer: _Pacer,
         *,
@@ -423,7 +444,7 @@ class _StreamWriter:
 
 
 async def _pump(
-    writer: asyncio.StreamWriter, events: Iterator[_Event], pacer: _Pacer, *, event_writes: bool
+    writer: _Writer, events: Iterator[_Event], pacer: _Pacer, *, event_writes: bool
 ) -> bool:
     """Write the events; False when the stream was cut."""
     stream = _StreamWriter(writer, events, pacer, event_writes=event_writes)

@@ -522,7 +522,7 @@ def test_event_writes_send_one_event_per_write(event_writes: bool) -> None:
     async def main() -> bool:
         return await _pump(
             writer, _stream_events(plan, behaviour, True), _Pacer(), event_writes=event_writes
-        )  # type: ignore[arg-type]
+        )
 
     assert asyncio.run(main()) is True
     writes = writer.transport.writes

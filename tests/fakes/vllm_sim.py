@@ -62,17 +62,22 @@ class World:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> World:
-        names = {"gpu_gib": "SIM_GPU_GIB", "weights_gib": "SIM_WEIGHTS_GIB",
-                 "kv_bytes_per_token": "SIM_KV_BYTES_PER_TOKEN", "safe_util": "SIM_SAFE_UTIL",
-                 "step_base_ms": "SIM_STEP_BASE_MS", "prefill_token_ms": "SIM_PREFILL_TOKEN_MS",
-                 "decode_seq_ms": "SIM_DECODE_SEQ_MS"}  # fmt: skip
-        values: dict[str, float] = {}
-        for key, var in names.items():
-            if var in env:
-                values[key] = float(env[var])
-        if "kv_bytes_per_token" in values:
-            values["kv_bytes_per_token"] = int(values["kv_bytes_per_token"])
-        return cls(**values)  # type: ignore[arg-type]
+        """The defaults, with each `SIM_<FIELD>` variable that is set (`SIM_GPU_GIB=80`)."""
+        default = cls()
+
+        def number(name: str) -> float:
+            var = "SIM_" + name.upper()
+            return float(env[var]) if var in env else float(getattr(default, name))
+
+        return cls(
+            gpu_gib=number("gpu_gib"),
+            weights_gib=number("weights_gib"),
+            kv_bytes_per_token=int(number("kv_bytes_per_token")),
+            safe_util=number("safe_util"),
+            step_base_ms=number("step_base_ms"),
+            prefill_token_ms=number("prefill_token_ms"),
+            decode_seq_ms=number("decode_seq_ms"),
+        )
 
 
 @dataclass(frozen=True)
@@ -412,7 +417,8 @@ class SimServer:
             ids = self.tokenizer.encode(str(payload.get("prompt", "")))
             return 200, json.dumps({"count": len(ids), "tokens": ids}).encode(), text
         if method == "POST" and path == "/detokenize":
-            ids = [int(i) for i in payload.get("tokens", [])]  # type: ignore[attr-defined]
+            tokens = payload.get("tokens")
+            ids = [int(i) for i in tokens] if isinstance(tokens, list) else []
             return 200, json.dumps({"prompt": self.tokenizer.decode(ids)}).encode(), text
         return 404, b'{"detail":"Not Found"}', text
 
@@ -437,7 +443,8 @@ class SimServer:
         self, writer: asyncio.StreamWriter, payload: dict[str, object], *, chat: bool
     ) -> None:
         prompt_len = self._prompt_len(payload, chat)
-        max_tokens = int(payload.get("max_tokens") or 16)  # type: ignore[call-overload]
+        asked = payload.get("max_tokens")
+        max_tokens = int(asked) if isinstance(asked, int | float | str) and asked else 16
         queue: asyncio.Queue[int] = asyncio.Queue()
         request = Request(prompt_len, max_tokens, on_token=queue.put_nowait)
         self.sched.add(request)

@@ -32,15 +32,13 @@ def follow(tmp_path: Path, mode: str) -> tuple[str, float, list[str]]:
         host="127.0.0.1",
         port=port,
         env={**os.environ, "STANDIN_MODE": mode},
+        stop_grace_s=5,
     )
     seen: list[str] = []
-    server.start()
-    started = time.monotonic()
-    try:
+    with server:
+        started = time.monotonic()
         outcome = server.wait_ready(LIMIT_S, seen.append)
         return outcome, time.monotonic() - started, seen
-    finally:
-        server.stop(grace_s=5)
 
 
 def test_a_recovered_traceback_does_not_stop_the_start(tmp_path: Path) -> None:

@@ -111,9 +111,41 @@ def test_worker_count() -> None:
     assert [workers.share(10, 3, i) for i in range(3)] == [4, 3, 3]
 
 
-def test_more_workers_than_slots_is_a_usage_error(stub: ThreadedStub) -> None:
-    with pytest.raises(UsageError, match="below --workers"):
+def test_more_workers_than_slots_is_a_usage_error_that_names_the_fields(
+    stub: ThreadedStub,
+) -> None:
+    with pytest.raises(UsageError) as caught:
         asyncio.run(run_bench(config(stub, 3, max_concurrency=2)))
+    # a library caller reads the fields; the CLI says them as flags (tests/cli)
+    assert caught.value.message == "max_concurrency 2 is below workers 3"
+    assert caught.value.fields == ("max_concurrency", "workers")
+
+
+def test_no_workers_is_a_usage_error_that_names_the_field(stub: ThreadedStub) -> None:
+    with pytest.raises(UsageError) as caught:
+        asyncio.run(run_bench(config(stub, 0)))
+    assert caught.value.message == "workers must be at least 1"
+
+
+def test_the_cli_says_the_fields_as_its_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    options = ["--workers", "3", "--max-concurrency", "2"]
+    argv = ["bench", "--base-url", "http://127.0.0.1:9", "--model", "m", *options]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        "error: --max-concurrency 2 is below --workers 3\n"
+        "hint: each worker needs at least one concurrency slot: use fewer workers\n"
+    )
+
+
+def test_a_bad_worker_count_reads_as_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(UsageError) as caught:
+        workers.worker_count("0")
+    assert caught.value.message == "workers must be a positive integer or auto, not '0'"
+    assert main(["bench", "--base-url", "http://x", "--model", "m", "--workers", "0"]) == 2
+    assert capsys.readouterr().err == (
+        "error: argument --workers: --workers must be a positive integer or auto, not '0'\n"
+        "hint: see `servetune bench --help`\n"
+    )
 
 
 def test_the_cli_runs_workers_into_one_result_file(stub: ThreadedStub, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from servetune.cli.main import main
-from servetune.errors import UsageError
+from servetune.errors import MissingExtra, UsageError
 from servetune.tune import output, parallel, report
 from servetune.tune.capacity import Capacity, Probe
 from servetune.tune.executor import LocalExecutor, gpus_needed
@@ -220,9 +220,10 @@ def test_ray_addresses() -> None:
 
 def test_executor_ray_without_ray_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now fails as when absent
-    with pytest.raises(UsageError) as caught:
+    with pytest.raises(MissingExtra) as caught:
         import_ray()
-    assert "pip install 'servetune[ray]'" in (caught.value.hint or "")
+    assert caught.value.message == "tune --executor ray needs the optional extra 'ray'"
+    assert caught.value.hint == "pip install 'servetune[ray]'"
 
 
 def _tune_argv(tmp_path: Path, *options: str) -> list[str]:

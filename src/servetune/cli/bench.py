@@ -27,6 +27,7 @@ from servetune.cli.options import (
     OutputArgs,
     add_language_argument,
     count,
+    in_flags,
     language_of,
     parse_slo,
     positive_float,
@@ -125,7 +126,7 @@ def _workers(text: str) -> int:
     try:
         return worker_count(text)
     except UsageError as exc:
-        raise argparse.ArgumentTypeError(exc.message) from exc
+        raise argparse.ArgumentTypeError(in_flags(exc)[0]) from exc
 
 
 def _checked_gpus(spec: str | None) -> str | None:

@@ -2,7 +2,8 @@
 
 Every command's handler returns an `ExitCode`; every error servetune raises on purpose is a
 `ServetuneError` that carries its own exit code and is printed here as `error: ...` and
-`hint: ...` on stderr, never as a traceback (unless --debug).
+`hint: ...` on stderr, never as a traceback (unless --debug). The library's errors name config
+fields; here they are said as the flags that set them (`cli.options.in_flags`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from servetune.cli import (
     tune,
 )
 from servetune.cli.command import Command, Parser, Streams
-from servetune.cli.options import default_language
+from servetune.cli.options import default_language, in_flags
 from servetune.errors import ExitCode, ServetuneError
 
 __all__ = ["COMMANDS", "build_parser", "default_language", "main"]
@@ -80,9 +81,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ServetuneError as exc:
         if "--debug" in _split(args)[0]:
             raise
-        print(f"error: {exc.message}", file=sys.stderr)
-        if exc.hint:
-            print(f"hint: {exc.hint}", file=sys.stderr)
+        message, hint = in_flags(exc)
+        print(f"error: {message}", file=sys.stderr)
+        if hint:
+            print(f"hint: {hint}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)

@@ -1,4 +1,5 @@
-"""Options shared by several commands, declared once: output, language, the command to review."""
+"""Options shared by several commands, declared once: output, language, the command to review;
+and the one map from the library's config fields to the flags that set them."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Self, TextIO
 
-from servetune.errors import UsageError
+from servetune.errors import ServetuneError, UsageError
 from servetune.texts import LANGUAGES, Language
 
 if TYPE_CHECKING:  # only for annotations: the CLI imports the core lazily (fast startup)
@@ -99,6 +100,22 @@ def parse_slo(items: list[str] | None, option: str, keys: tuple[str, ...]) -> di
             )
         slo[key] = number
     return slo
+
+
+# Config fields whose flag is not the field's name with dashes (`max_concurrency` is set by
+# `--max-concurrency`): `RayExecutor.address` is tune's `--ray-address`.
+_FLAG_OF_FIELD = {"address": "--ray-address"}
+
+
+def flag_of(field: str) -> str:
+    """The flag that sets a library config's field."""
+    return _FLAG_OF_FIELD.get(field, "--" + field.replace("_", "-"))
+
+
+def in_flags(error: ServetuneError) -> tuple[str, str | None]:
+    """An error's message and hint as the CLI says them: the library names a config's fields
+    (`workers must be at least 1`), the user reads the flags (`--workers must be at least 1`)."""
+    return error.worded(flag_of)
 
 
 def write_json(stream: TextIO, doc: object) -> None:

@@ -160,11 +160,10 @@ def run(args: ServeArgs, streams: Streams) -> ExitCode:
     flag = _Flag()
     previous = {sig: signal.signal(sig, flag) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        server.start()
-        out.emit(f"starting vLLM (pid {server.pid}); log: {server.log_path}")
-        return _follow(server, report, args, out, flag)
+        with server:
+            out.emit(f"starting vLLM (pid {server.pid}); log: {server.log_path}")
+            return _follow(server, report, args, out, flag)
     finally:
-        server.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 

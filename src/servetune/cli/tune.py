@@ -181,8 +181,9 @@ def run(args: TuneArgs, streams: Streams) -> ExitCode:
     from servetune.tune import output, report
 
     config = args.config()
+    executor = tune_executor.ExecutorArgs.from_namespace(args.ns)
     try:
-        result = tune_executor.run(config, args.ns, _Progress(streams.stderr, config.max_starts))
+        result = tune_executor.run(config, executor, _Progress(streams.stderr, config.max_starts))
     except KeyboardInterrupt:
         streams.stderr.write(f"interrupted: finished trials are kept in {config.output}; "
                              "rerun the same command to resume\n")  # fmt: skip

@@ -8,7 +8,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Self
 
 from servetune.errors import UsageError
 
@@ -46,16 +47,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "node")  # fmt: skip
 
 
-def _check(ns: argparse.Namespace) -> None:
-    if ns.executor == "ray":
-        return
-    hint = "add --executor ray to place trials side by side"
-    if ns.ray_address is not None:
-        raise UsageError("--ray-address needs --executor ray", hint)
-    if ns.parallel is not None and ns.parallel > 1:
-        raise UsageError("--parallel needs --executor ray: here trials run one at a time", hint)
-    if ns.interference_check:
-        raise UsageError("--interference-check needs --executor ray", hint)
+@dataclass(frozen=True)
+class ExecutorArgs:
+    """Where tune's trials run, as the options say: `from_namespace` reads them, `check`
+    refuses a combination that only makes sense with Ray."""
+
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
+    parallel: int | None = None
+    interference_check: bool = False
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace) -> Self:
+        return cls(ns.executor, ns.ray_address, ns.parallel, ns.interference_check)
+
+    def check(self) -> None:
+        if self.executor == "ray":
+            return
+        hint = "add --executor ray to place trials side by side"
+        if self.ray_address is not None:
+            raise UsageError("--ray-address needs --executor ray", hint)
+        if self.parallel is not None and self.parallel > 1:
+            raise UsageError("--parallel needs --executor ray: here trials run one at a time", hint)
+        if self.interference_check:
+            raise UsageError("--interference-check needs --executor ray", hint)
 
 
 def _gpu_count(gpus: str | None) -> int | None:
@@ -64,11 +79,11 @@ def _gpu_count(gpus: str | None) -> int | None:
     return None if gpus is None else parse_gpus(gpus).count
 
 
-def run(config: TuneConfig, ns: argparse.Namespace, on_event: EventSink) -> TuneResult:
+def run(config: TuneConfig, options: ExecutorArgs, on_event: EventSink) -> TuneResult:
     """Run the tune with the executor the options ask for; a bad combination is a usage error
     before anything starts. KeyboardInterrupt passes through once every trial has stopped."""
-    _check(ns)
-    if ns.executor == "local":
+    options.check()
+    if options.executor == "local":
         from servetune.tune.executor import LocalExecutor
         from servetune.tune.search import run_tune
 
@@ -77,9 +92,11 @@ def run(config: TuneConfig, ns: argparse.Namespace, on_event: EventSink) -> Tune
     from servetune.tune import parallel
     from servetune.tune.ray_executor import RayExecutor, check_address
 
-    address = check_address(ns.ray_address or "auto")
-    executor = RayExecutor(address, gpus=_gpu_count(config.gpus), parallel=ns.parallel)
+    address = check_address(options.ray_address or "auto")
+    executor = RayExecutor(address, gpus=_gpu_count(config.gpus), parallel=options.parallel)
     try:
-        return parallel.search(config, executor, on_event, interference_check=ns.interference_check)
+        return parallel.search(
+            config, executor, on_event, interference_check=options.interference_check
+        )
     finally:
         executor.close()

@@ -5,9 +5,10 @@ A `Run` keeps each metric's value as its file states it, per-request samples whe
 them (for request-level resampling), the workload, the recorded server command and GPUs, and the
 client's and server's own health figures. `compare` works on `Side`s of such runs.
 
-A file is read as a claim of the shape `measure/result_schema.py` types (the same TypedDicts
-the writer fills): keys are looked up by their typed names, and every value is checked before
-it is used, since the file may come from vLLM, an older servetune, or a hand edit.
+A file is read as raw JSON, `Json` (`Mapping[str, object]`): nothing about its shape is taken
+on trust, since it may come from vLLM, an older servetune, or a hand edit. Each value is
+narrowed once, where it is read (`_object`, `_list`, `_num`, `_text`), into the typed `Run`;
+the keys are the ones `measure/result_schema.py` types for the writer.
 """
 
 from __future__ import annotations
@@ -17,18 +18,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
 
 from servetune.errors import UsageError
 from servetune.measure import metrics as formulas
-from servetune.measure.result_schema import (
-    ClientDoc,
-    MetricsSummaryDoc,
-    RequestDoc,
-    ResultDoc,
-    ServetuneBlock,
-)
 from servetune.measure.server_metrics import MetricsSummary
+
+Json = Mapping[str, object]  # a JSON object as read from a file, before anything is checked
 
 FAMILIES = ("ttft", "tpot", "itl", "e2el")
 _STATS = ("mean", "median", "p50", "p90", "p95", "p99")
@@ -136,10 +131,10 @@ def _load_file(path: Path) -> list[Run]:
     return [_run(obj, f"{path}#{i}") for i, obj in enumerate(objects, 1)]
 
 
-def _json_objects(text: str, path: Path) -> list[Any]:
+def _json_objects(text: str, path: Path) -> list[object]:
     """The JSON values in `text`: one, or one per run as `--append-result` writes them."""
     decoder = json.JSONDecoder()
-    objects: list[Any] = []
+    objects: list[object] = []
     pos = len(text) - len(text.lstrip())
     while pos < len(text):
         try:
@@ -164,27 +159,41 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _mapping(value: object) -> Json | None:
+    """`value` when it is a JSON object (whose keys JSON makes text), else None."""
+    return value if isinstance(value, dict) else None
+
+
+def _object(parent: Json | None, key: str) -> Json | None:
+    """The JSON object at `parent[key]`, or None (no parent, no such key, or not an object)."""
+    return None if parent is None else _mapping(parent.get(key))
+
+
+def _list(value: object) -> list[object] | None:
+    return value if isinstance(value, list) else None
+
+
+def _get(parent: Json | None, key: str) -> object:
+    return None if parent is None else parent.get(key)
+
+
 def _run(obj: object, source: str) -> Run:
-    if not isinstance(obj, dict) or "completed" not in obj or "duration" not in obj:
+    doc = _mapping(obj)
+    if doc is None or "completed" not in doc or "duration" not in doc:
         raise UsageError(f"{source}: not a bench result (no `completed` and `duration`)", FILE_HINT)
-    doc = cast(ResultDoc, obj)  # a claim of that shape: each value is checked where it is read
-    block = doc.get("servetune")
-    block = block if isinstance(block, dict) else None
+    block = _object(doc, "servetune")
     samples = _samples(doc, block)
-    command = block.get("server_command") if block else None
-    command = command if isinstance(command, dict) else None
-    client = block.get("client") if block else None
-    client = client if isinstance(client, dict) else None
-    metrics = block.get("server_metrics") if block else None
-    server = _server(metrics.get("summary") if isinstance(metrics, dict) else None)
+    command = _object(block, "server_command")
+    client = _object(block, "client")
+    server = _server(_object(_object(block, "server_metrics"), "summary"))
     return Run(
         source=source,
         values=_values(doc, samples),
         samples=samples,
         workload=_workload(doc, block),
-        command=_text(command.get("text")) if command else None,
-        flag_table=_text(command.get("vllm_version_table")) if command else None,
-        gpus=_text(command.get("gpus")) if command else None,
+        command=_text(_get(command, "text")),
+        flag_table=_text(_get(command, "vllm_version_table")),
+        gpus=_text(_get(command, "gpus")),
         failed=int(_num(doc.get("failed")) or 0),
         completed=int(_num(doc.get("completed")) or 0),
         client_saturated=_saturated(client),
@@ -194,32 +203,29 @@ def _run(obj: object, source: str) -> Run:
     )
 
 
-def _saturated(client: ClientDoc | None) -> bool | None:
-    saturated = client.get("saturated") if client else None
+def _saturated(client: Json | None) -> bool | None:
+    saturated = _get(client, "saturated")
     return saturated if isinstance(saturated, bool) else None
 
 
-def _lag_p99(client: ClientDoc | None) -> float | None:
-    lag = client.get("send_lag_s") if client else None
-    percentiles = lag.get("percentiles") if isinstance(lag, dict) else None
-    return _num(percentiles.get("99")) if isinstance(percentiles, dict) else None
+def _lag_p99(client: Json | None) -> float | None:
+    return _num(_get(_object(_object(client, "send_lag_s"), "percentiles"), "99"))
 
 
-def _prefix_cache(block: ServetuneBlock | None, server: MetricsSummary | None) -> PrefixCache:
-    found = block.get("prefix_cache") if block else None
-    found = found if isinstance(found, dict) else None
-    rate = _num(found.get("hit_rate")) if found else None
+def _prefix_cache(block: Json | None, server: MetricsSummary | None) -> PrefixCache:
+    found = _object(block, "prefix_cache")
+    rate = _num(_get(found, "hit_rate"))
     if rate is None and server is not None:
         rate = server.prefix_cache_hit_rate
     return PrefixCache(
         hit_rate=rate,
-        expected_hit_rate=_num(found.get("expected_hit_rate")) if found else None,
-        isolation=_text(found.get("isolation")) if found else None,
+        expected_hit_rate=_num(_get(found, "expected_hit_rate")),
+        isolation=_text(_get(found, "isolation")),
     )
 
 
-def _server(summary: MetricsSummaryDoc | None) -> MetricsSummary | None:
-    if not isinstance(summary, dict):
+def _server(summary: Json | None) -> MetricsSummary | None:
+    if summary is None:
         return None
     return MetricsSummary(
         samples=int(_num(summary.get("samples")) or 0),
@@ -242,55 +248,66 @@ def _make_samples(units: list[tuple[float, int]], values: list[float]) -> Sample
     return Samples(tuple(units), tuple(sorted(values)), mean, math.sqrt(spread / n) / (count / n))
 
 
-def _samples(doc: ResultDoc, block: ServetuneBlock | None) -> dict[str, Samples]:
-    records = block.get("requests") if block else None
-    rows = _rows_from_records(records) or _rows_from_arrays(doc)
+@dataclass(frozen=True)
+class _Row:
+    """One measured request's latencies in seconds: its TTFT, TPOT and E2EL (None: not
+    recorded) and its inter-token gaps."""
+
+    single: Mapping[str, float | None]
+    itl: list[float]
+
+
+def _samples(doc: Json, block: Json | None) -> dict[str, Samples]:
+    rows = _rows_from_records(_get(block, "requests")) or _rows_from_arrays(doc)
     found: dict[str, Samples] = {}
     for family in FAMILIES:
         if family == "itl":
-            gaps = [row["itl"] for row in rows if row["itl"]]
+            gaps = [row.itl for row in rows if row.itl]
             made = _make_samples([(sum(g), len(g)) for g in gaps], [x for g in gaps for x in g])
         else:
-            values = [v for row in rows if (v := row[family]) is not None]
+            values = [v for row in rows if (v := row.single[family]) is not None]
             made = _make_samples([(v, 1) for v in values], values)
         if made is not None:
             found[family] = made
     return found
 
 
-def _row(ttft: float | None, e2el: float | None, gaps: object, tokens: object) -> dict[str, Any]:
+def _row(ttft: float | None, e2el: float | None, gaps: object, tokens: object) -> _Row:
     out = _num(tokens)
     tpot = None
     if ttft is not None and e2el is not None and out is not None:
         tpot = formulas.tpot(e2el, ttft, int(out))
-    itl = [x for g in gaps if (x := _num(g)) is not None] if isinstance(gaps, list) else []
-    return {"ttft": ttft, "e2el": e2el, "tpot": tpot, "itl": itl}
+    itl = [x for g in _list(gaps) or [] if (x := _num(g)) is not None]
+    return _Row({"ttft": ttft, "e2el": e2el, "tpot": tpot}, itl)
 
 
-def _rows_from_records(records: list[RequestDoc] | None) -> list[dict[str, Any]]:
+def _measured(record: Json) -> bool:
+    """A servetune request record of a measured (not warm-up) success."""
+    ok = not record.get("warmup") and record.get("error") is None
+    return ok and _num(record.get("e2el_s")) is not None
+
+
+def _rows_from_records(records: object) -> list[_Row]:
     """servetune's per-request records: the measured (not warm-up) successes."""
-    if not isinstance(records, list):
-        return []
+    found = (_mapping(r) for r in _list(records) or [])
     return [
         _row(_num(r.get("ttft_s")), _num(r.get("e2el_s")), r.get("itls_s"), r.get("output_tokens"))
-        for r in records
-        if isinstance(r, dict) and not r.get("warmup") and r.get("error") is None
-        and _num(r.get("e2el_s")) is not None
-    ]  # fmt: skip
+        for r in found
+        if r is not None and _measured(r)
+    ]
 
 
-def _rows_from_arrays(doc: ResultDoc) -> list[dict[str, Any]]:
+def _rows_from_arrays(doc: Json) -> list[_Row]:
     """vLLM's per-request arrays (all but `latencies` need --save-detailed). vLLM keeps a failed
     request in every array, with a latency of 0 and its error in `errors`."""
-    arrays: Mapping[str, object] = doc  # `itls` is vLLM's alone: looked up by name
-    latencies = doc.get("latencies")
-    if not isinstance(latencies, list):
+    latencies = _list(doc.get("latencies"))
+    if latencies is None:
         return []
     n = len(latencies)
 
-    def aligned(key: str) -> list[Any]:
-        value = arrays.get(key)
-        return value if isinstance(value, list) and len(value) == n else [None] * n
+    def aligned(key: str) -> list[object]:
+        value = _list(doc.get(key))
+        return value if value is not None and len(value) == n else [None] * n
 
     errors, ttfts, itls, outs = (aligned(k) for k in ("errors", "ttfts", "itls", "output_lens"))
     return [
@@ -311,17 +328,16 @@ def metric_parts(name: str) -> tuple[str, str] | None:
     return (stat, family) if family in FAMILIES and name.endswith("_ms") else None
 
 
-def _values(doc: ResultDoc, samples: Mapping[str, Samples]) -> dict[str, float]:
+def _values(doc: Json, samples: Mapping[str, Samples]) -> dict[str, float]:
     """Each known metric as the file states it. vLLM writes `median_*` where servetune writes
     `p50_*` too, and e2el stats only on request: those come from the per-request values."""
-    named: Mapping[str, object] = doc  # the metric names are built, so looked up as text
     values: dict[str, float] = {}
     for name in KNOWN_METRICS:
-        value = _num(named.get(name))
+        value = _num(doc.get(name))
         parts = metric_parts(name)
         if value is None and parts and parts[0] in ("median", "p50"):
             other = "p50" if parts[0] == "median" else "median"
-            value = _num(named.get(f"{other}_{parts[1]}_ms"))
+            value = _num(doc.get(f"{other}_{parts[1]}_ms"))
         if value is None and parts and parts[1] in samples:
             value = samples[parts[1]].stat(parts[0]) * 1000
         if value is not None:
@@ -337,9 +353,8 @@ def value_text(value: object) -> str:
     return str(value)
 
 
-def _workload(doc: ResultDoc, block: ServetuneBlock | None) -> Workload:
-    config = block.get("config") if block else None
-    config = config if isinstance(config, dict) else {}
+def _workload(doc: Json, block: Json | None) -> Workload:
+    config = _object(block, "config") or {}
     settings = {
         "--model": value_text(doc.get("model_id")),
         "--request-rate": value_text(doc.get("request_rate")),

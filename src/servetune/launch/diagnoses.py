@@ -120,7 +120,7 @@ def _oom(facts: Facts) -> Facts:
     return {"variant": phase} if phase else {}
 
 
-class _NotThis(Exception):  # noqa: N818 - a signal, not an error: try the next pattern
+class _NotThis(Exception):
     """Raised by a `derive` when the facts show the pattern does not apply."""
 
 

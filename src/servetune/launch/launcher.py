@@ -2,8 +2,15 @@
 
 vLLM runs in a process session of its own (so one signal to the group reaches its engine and
 worker processes) and, on Linux, with a parent-death signal: if servetune itself is killed,
-vLLM gets SIGTERM and shuts its children down. Its output goes straight to the log file (not
-through a pipe that would break with servetune), and servetune follows the file.
+vLLM gets SIGTERM and shuts its children down; a guard process (`launch/watchdog.py`) stops
+the whole group when servetune disappears, even by SIGKILL. Its output goes straight to the
+log file (not through a pipe that would break with servetune), and servetune follows the file.
+
+`ManagedServer` is a context manager, as vLLM's benchmarks' `ServerProcess` is:
+
+    with ManagedServer(argv, log_path, host, port) as server:  # started
+        outcome = server.wait_ready(600)
+    # stopped here, whatever happened inside (an error, Ctrl-C)
 """
 
 from __future__ import annotations
@@ -15,20 +22,22 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from types import TracebackType
+from typing import Literal, Self
 
 from servetune.errors import UsageError
+from servetune.launch import watchdog
 from servetune.vllm import log as vllm_log
 from servetune.vllm.serve_command import ServeCommand
 
 _PR_SET_PDEATHSIG = 1
+WATCHDOG_GRACE_S = 10.0  # the guard's SIGTERM to SIGKILL wait, once servetune is gone
 
 
 def healthy(host: str, port: int, timeout_s: float = 2.0) -> bool:
@@ -44,9 +53,9 @@ def find_vllm(explicit: str | None) -> str:
     """The vLLM executable: --vllm, else $SERVETUNE_VLLM, else `vllm` on PATH."""
     candidate = explicit or os.environ.get("SERVETUNE_VLLM") or shutil.which("vllm")
     if not candidate:
-        raise UsageError(
+        raise UsageError.with_fields(
             "no vLLM executable found",
-            "pass --vllm PATH, set SERVETUNE_VLLM, or put `vllm` on PATH",
+            "pass {vllm} PATH, set SERVETUNE_VLLM, or put `vllm` on PATH",
         )
     path = Path(candidate).expanduser()
     if not (path.is_file() and os.access(path, os.X_OK)):
@@ -103,49 +112,27 @@ def _die_with_parent() -> None:
         ctypes.CDLL(libc_name, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-# A tiny guard process: when servetune disappears (even by SIGKILL), it stops vLLM's group.
-# The parent-death signal alone is not enough: vLLM's API server ignores SIGTERM while it waits
-# for its engine to start (measured on the 0.32 CPU build), and the engine has no such signal.
-_WATCHDOG = """
-import os, signal, sys, time
-parent, pgid, grace = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-def alive():
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-while alive() and os.getppid() == parent:
-    time.sleep(0.5)
-if alive():
-    os.killpg(pgid, signal.SIGTERM)
-    end = time.monotonic() + grace
-    while alive() and time.monotonic() < end:
-        time.sleep(0.2)
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-"""
-
 Outcome = Literal["ready", "exited", "fatal", "timeout", "interrupted"]
 
 
 @dataclass
 class ManagedServer:
-    """One vLLM process (and its process group), with its log."""
+    """One vLLM process (and its process group), with its log.
+
+    `with` starts it and stops it at the end of the block (`start`/`stop` by hand also work).
+    """
 
     argv: list[str]
     log_path: Path
     host: str
     port: int
     env: dict[str, str] | None = None
+    stop_grace_s: float = 10.0  # `stop`'s SIGTERM to SIGKILL wait (also at the end of `with`)
     process: subprocess.Popen[bytes] | None = None
     watchdog: subprocess.Popen[bytes] | None = None
     _offset: int = 0
     _seen: list[str] = field(default_factory=list)
+    _stopped: bool = False
 
     def start(self) -> None:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -161,10 +148,26 @@ class ManagedServer:
                 env=self.env,
             )
         self.watchdog = subprocess.Popen(
-            [sys.executable, "-c", _WATCHDOG, str(os.getpid()), str(self.process.pid), "10"],
+            watchdog.argv(os.getpid(), self.process.pid, WATCHDOG_GRACE_S),
             stdin=subprocess.DEVNULL,
             start_new_session=True,  # outlives a kill of servetune's own process group
         )
+
+    def __enter__(self) -> Self:
+        try:
+            self.start()
+        except BaseException:
+            self.stop()  # a half start (vLLM running, its guard not) leaves nothing behind
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
 
     @property
     def pid(self) -> int:
@@ -238,12 +241,14 @@ class ManagedServer:
         for line in self.new_lines():
             on_line(line)
 
-    def stop(self, grace_s: float = 10.0) -> int | None:
+    def stop(self, grace_s: float | None = None) -> int | None:
         """SIGTERM the server (it stops its own children), then its group; SIGKILL after
-        `grace_s`. Returns the exit code. Leaves no process of the group behind."""
+        `grace_s` (default `stop_grace_s`). Returns the exit code. Leaves no process of the
+        group behind; a second call only returns the exit code again."""
         proc = self.process
-        if proc is None:
-            return None
+        if proc is None or self._stopped:
+            return None if proc is None else proc.returncode
+        grace_s = self.stop_grace_s if grace_s is None else grace_s
         pgid = proc.pid
         if proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
@@ -260,6 +265,7 @@ class ManagedServer:
         if self.watchdog is not None and self.watchdog.poll() is None:
             self.watchdog.kill()
             self.watchdog.wait()
+        self._stopped = True
         return proc.returncode
 
 

@@ -406,11 +406,13 @@ async def run_bench(
     is marked partial); `clock` is injectable for tests (with `workers` > 1 the processes share
     `time.perf_counter`)."""
     if config.workers < 1:
-        raise UsageError("--workers must be at least 1")
+        raise UsageError.with_fields("{workers} must be at least 1")
     if config.max_concurrency is not None and config.max_concurrency < config.workers:
-        raise UsageError(
-            f"--max-concurrency {config.max_concurrency} is below --workers {config.workers}",
+        raise UsageError.with_fields(
+            "{max_concurrency} {cap} is below {workers} {count}",
             "each worker needs at least one concurrency slot: use fewer workers",
+            cap=config.max_concurrency,
+            count=config.workers,
         )
     stop = stop or asyncio.Event()
     client, limits = make_client(config)

@@ -7,8 +7,10 @@ per chunk (or part of one): the SSE reading above it then usually sees one whole
 from __future__ import annotations
 
 
-class MalformedChunk(Exception):  # noqa: N818 - the client records it as the error kind "malformed"
-    """The body is not chunked transfer coding (a chunk size that is not hex, for example)."""
+class MalformedChunk(Exception):
+    """The body is not chunked transfer coding (a chunk size that is not hex, for example).
+
+    An internal signal: the client records it as the error kind "malformed"."""
 
 
 def hex_size(line: bytes) -> int:

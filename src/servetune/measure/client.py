@@ -53,8 +53,10 @@ def run_event_loop(main: Coroutine[Any, Any, T]) -> T:
         return runner.run(main)
 
 
-class RequestFailed(Exception):  # noqa: N818 - a failure kind, recorded as data, not an error name
-    """A request that did not complete; `kind` is the error class recorded in results."""
+class RequestFailed(Exception):
+    """A request that did not complete; `kind` is the error class recorded in results.
+
+    An internal signal, recorded as data: it never reaches a user as an error."""
 
     def __init__(self, kind: str, detail: str, status: int | None = None) -> None:
         super().__init__(f"{kind}: {detail}")

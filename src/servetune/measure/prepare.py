@@ -41,14 +41,17 @@ async def _preflight(client: HttpClient, base_url: str) -> None:
     try:
         response = await client.request("GET", "/v1/models", timeout_s=15.0)
     except (RequestFailed, TimeoutError, OSError) as exc:
-        raise ServerUnreachable(
-            f"cannot reach the server at {base_url}: {exc}",
-            "check --base-url and that the server is up (curl BASE_URL/v1/models)",
+        raise ServerUnreachable.with_fields(
+            "cannot reach the server at {url}: {why}",
+            "check {base_url} and that the server is up (curl BASE_URL/v1/models)",
+            url=base_url,
+            why=exc,
         ) from exc
     if response.status in (401, 403):
-        raise UsageError(
-            f"the server refused the API key ({response.status})",
-            "pass --api-key or set OPENAI_API_KEY",
+        raise UsageError.with_fields(
+            "the server refused the API key ({status})",
+            "pass {api_key} or set OPENAI_API_KEY",
+            status=response.status,
         )
 
 
@@ -92,8 +95,10 @@ async def build_prompts(
             sized, rng, tokenize, detokenize, content_rng=content_rng
         )
     if spec.dataset_path is None:
-        raise UsageError(
-            f"--dataset-name {spec.dataset_name} needs --dataset-path", "give the file's path"
+        raise UsageError.with_fields(
+            "{dataset_name} {name} needs {dataset_path}",
+            "give the file's path",
+            name=spec.dataset_name,
         )
     if spec.dataset_name == "jsonl":
         pool = workload.jsonl_prompts(spec.dataset_path, spec.random_output_len)

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 
-class MalformedStream(Exception):  # noqa: N818 - recorded as the error kind "malformed"
-    """An event whose data is not the JSON an OpenAI-compatible stream sends."""
+class MalformedStream(Exception):
+    """An event whose data is not the JSON an OpenAI-compatible stream sends.
+
+    An internal signal: bench records it as the error kind "malformed"."""
 
 
 @dataclass
@@ -111,8 +113,10 @@ def read_event(payload: bytes) -> Event:
     return _event_of(_load(payload))
 
 
-class StreamFailed(Exception):  # noqa: N818 - recorded as the error kind "server_error"
-    """The server sent an error object inside the stream."""
+class StreamFailed(Exception):
+    """The server sent an error object inside the stream.
+
+    An internal signal: bench records it as the error kind "server_error"."""
 
 
 class TokenCounter(Protocol):

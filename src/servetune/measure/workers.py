@@ -44,7 +44,9 @@ def worker_count(text: str) -> int:
     if text == "auto":
         return max(1, _cores() - 1)
     if not text.isdigit() or int(text) < 1:
-        raise UsageError(f"--workers must be a positive integer or auto, not {text!r}")
+        raise UsageError.with_fields(
+            "{workers} must be a positive integer or auto, not {text!r}", text=text
+        )
     return int(text)
 
 
@@ -122,7 +124,9 @@ class WorkerPool:
         """Wait until every worker is ready, then give them one start time; returns it."""
         for pipe in self._pipes:
             if not await asyncio.to_thread(pipe.poll, READY_TIMEOUT_S):
-                raise UsageError("a bench worker process did not start", "try fewer --workers")
+                raise UsageError.with_fields(
+                    "a bench worker process did not start", "try fewer {workers}"
+                )
             pipe.recv()
         start = time.perf_counter() + START_LEAD_S
         for pipe in self._pipes:

@@ -241,11 +241,11 @@ class _Engine:
             left = req.target - req.computed
             n = min(left, budget) if left > 0 else 1
             need = (req.computed + n + size - 1) // size - req.blocks
-            while need > self.free_blocks:
+            victim = None
+            while need > self.free_blocks and victim is not req:
                 preempted = True
-                if self._preempt() is req:
-                    break
-            if not req.active:
+                victim = self._preempt()
+            if victim is req:  # preempted itself: no room for it this step
                 break
             if need > 0:
                 self.free_blocks -= need

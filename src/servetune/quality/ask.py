@@ -161,8 +161,11 @@ async def served_models(client: HttpClient, server: Server) -> list[str]:
     except OSError as exc:
         raise _unreachable(server, str(exc)) from exc
     if response.status in (401, 403):
-        raise UsageError(
-            f"{server.base_url} refused the API key ({response.status})", "pass --api-key"
+        raise UsageError.with_fields(
+            "{url} refused the API key ({status})",
+            "pass {api_key}",
+            url=server.base_url,
+            status=response.status,
         )
     if not 200 <= response.status < 300:
         return []

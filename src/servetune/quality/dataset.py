@@ -112,6 +112,6 @@ def sample(questions: list[Question], num: int | None, seed: int) -> list[Questi
     if num is None or num >= len(questions):
         return list(questions)
     if num < 1:
-        raise UsageError("--num must be at least 1")
+        raise UsageError.with_fields("{num} must be at least 1")
     chosen = sorted(random.Random(seed).sample(range(len(questions)), num))
     return [questions[i] for i in chosen]

@@ -201,7 +201,7 @@ def plan_text(result: PlanResult, lang: Language = "en") -> str:
     return "\n".join(lines) + "\n"
 
 
-class PlotUnavailable(ServetuneError):  # noqa: N818 - reads as the situation it names
+class PlotUnavailable(ServetuneError):
     """matplotlib is not installed."""
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from servetune.errors import UsageError
+from servetune.errors import MissingExtra, UsageError
 from servetune.tune.executor import Clock, gpus_needed, label, stamp, visible_devices
 from servetune.tune.trial import (
     EventSink,
@@ -38,28 +38,28 @@ from servetune.tune.trial import (
     save_result,
 )
 
-INSTALL_HINT = "install it with: pip install 'servetune[ray]'"
 STOP_WAIT_S = 30.0  # how long Ctrl-C waits for tasks to stop their servers before killing them
 
 
 def import_ray() -> Any:
-    """The `ray` module, or a usage error that says how to install it."""
+    """The `ray` module, or `MissingExtra` (which says how to install it)."""
     try:
         return importlib.import_module("ray")
     except ImportError as exc:
-        raise UsageError("--executor ray needs Ray, which is not installed", INSTALL_HINT) from exc
+        raise MissingExtra("ray", "tune --executor ray") from exc
 
 
 def check_address(text: str) -> str:
-    """`auto`, `local` or `ray://HOST:PORT`."""
+    """`auto`, `local` or `ray://HOST:PORT` (the `address` of a `RayExecutor`)."""
     if text in ("auto", "local"):
         return text
     host, sep, port = text.removeprefix("ray://").rpartition(":")
     if text.startswith("ray://") and sep and host and port.isdigit():
         return text
-    raise UsageError(
-        f"bad --ray-address {text!r}",
+    raise UsageError.with_fields(
+        "bad {address} {text!r}",
         "use auto (this machine's cluster), local (a private Ray here) or ray://HOST:PORT",
+        text=text,
     )
 
 
@@ -197,9 +197,11 @@ class RayExecutor:
             else:
                 ray.init(address=self.address, log_to_driver=False)
         except Exception as exc:  # Ray raises many kinds; the user needs one message
-            raise UsageError(
-                f"could not reach the Ray cluster at {self.address}: {_last_line(exc)}",
-                "start one (`ray start --head` on this node) or use --ray-address local",
+            raise UsageError.with_fields(
+                "could not reach the Ray cluster at {at}: {why}",
+                "start one (`ray start --head` on this node) or use {address} local",
+                at=self.address,
+                why=_last_line(exc),
             ) from exc
         self._remote = ray.remote(self.task)
         queue = importlib.import_module("ray.util.queue")

@@ -38,7 +38,7 @@ pre{background:#f7f7f7;padding:.8em;white-space:pre-wrap;overflow-wrap:anywhere}
 """
 
 
-class ReportUnavailable(ServetuneError):  # noqa: N818 - reads as the situation it names
+class ReportUnavailable(ServetuneError):
     """The plotting library is not installed."""
 
 

@@ -308,11 +308,9 @@ def run_trial(spec: TrialSpec, on_event: EventSink = lambda _: None) -> TrialRes
     argv = [*spec.argv, "--host", "127.0.0.1", "--port", str(port)]
     log_path = spec.folder / "vllm.log"
     log_path.unlink(missing_ok=True)
-    server = launcher.ManagedServer(argv, log_path, "127.0.0.1", port, env=_env(spec.env))
     began = time.monotonic()
-    server.start()
-    on_event(f"starting vLLM (pid {server.pid}; log: {log_path})")
-    try:
+    with launcher.ManagedServer(argv, log_path, "127.0.0.1", port, env=_env(spec.env)) as server:
+        on_event(f"starting vLLM (pid {server.pid}; log: {log_path})")
         outcome = server.wait_ready(spec.ready_timeout_s, _phase_events(on_event))
         start_s = elapsed(began)
         if outcome != "ready":
@@ -326,8 +324,6 @@ def run_trial(spec: TrialSpec, on_event: EventSink = lambda _: None) -> TrialRes
             prober = Prober(spec, f"http://127.0.0.1:{port}", _command_text(spec.argv), on_event)
             result = replace(measure(spec, prober), start_s=start_s, log=str(log_path))
             result = replace(result, measure_s=elapsed(began))
-    finally:
-        server.stop()
     save_result(spec.folder, result)
     return result
 
