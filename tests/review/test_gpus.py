@@ -56,6 +56,12 @@ NAMED_IN_ISSUES = [
     ("Tesla P40", "P40", 24, "6.1"),
     ("AMD Radeon RX 7900 XTX", "RX-7900-XTX", 24, "gfx1100"),
     ("MI355X", "MI355X", 288, "gfx950"),
+    ("Radeon AI PRO R9700", "Radeon-AI-PRO-R9700", 32, "gfx1201"),
+    ("MI50", "MI50-16GB", 16, "gfx906"),
+    ("MI50-32GB", "MI50-16GB", 32, "gfx906"),
+    ("Jetson Orin", "Jetson-AGX-Orin-64GB", 64, "8.7"),
+    ("DGX Spark", "GB10", 128, "12.1"),
+    ("MI308X", "MI308X", 192, "gfx942"),
 ]
 
 
