@@ -145,3 +145,27 @@ def test_online_fp8_halves_linear_weights() -> None:
     assert a is not None and b is not None
     # Linear layers (6,979,321,856 params) go from 2 bytes to 1; embeddings stay at 2.
     assert (a.weights_gib_per_gpu - b.weights_gib_per_gpu) * GIB == pytest.approx(6_979_321_856)
+
+
+def test_fp4_names_announce_their_checkpoint_format() -> None:
+    from servetune.review.model_names import quantization_in_name
+
+    nvfp4 = quantization_in_name("NVFP4/Qwen3-30B-A3B-Instruct-2507-FP4")
+    assert nvfp4 == {"quant_method": "modelopt", "quant_algo": "NVFP4"}
+    assert quantization_in_name("amd/Llama-3.1-405B-Instruct-MXFP4-Preview") == {
+        "quant_method": "mxfp4"
+    }
+
+
+def test_a_dense_mxfp4_checkpoint_is_four_bit_throughout() -> None:
+    """AMD's Llama-3.1-405B MXFP4 on one 288 GB MI355X ran (vllm-project/recipes, corpus record
+    recipes-llama31-405b-mxfp4-mi355, fit): every linear layer is MXFP4, not only experts."""
+    from servetune.review.check import CheckOptions, check_text
+
+    report = check_text(
+        "vllm serve amd/Llama-3.1-405B-Instruct-MXFP4-Preview --max-model-len 16384",
+        CheckOptions(gpus="1xMI355X", vllm_version="0.11.0", detect_hardware=False),
+    )
+    assert report.estimate is not None
+    assert 200 < report.estimate.weights_gib_per_gpu < 240  # 405B x ~4.3 bits + bf16 embeddings
+    assert "weights-dont-fit" not in {f.rule for f in report.findings}

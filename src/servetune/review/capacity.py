@@ -18,6 +18,7 @@ from servetune.vllm.flags import version_at_least
 # b bits per weight, plus a 16-bit scale and a b-bit zero point per group of G weights.
 _ONLINE_8BIT = ("fp8", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "mxfp8", "int8")
 _MXFP4_BITS = 4.25  # 4-bit values plus one 8-bit shared exponent per 32
+_NVFP4_BITS = 4.5  # 4-bit values plus one FP8 scale per 16
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,8 @@ def _quant_bits(method: str, bits: int | None, group: int | None) -> float:
         return b + (16 + b) / group if group and group > 0 else float(b)
     if method == "mxfp4":
         return _MXFP4_BITS
+    if method in ("modelopt", "modelopt_fp4") and bits == 4:
+        return _NVFP4_BITS
     if method == "gguf":  # k-quants: b-bit values plus per-block scales, about half a bit
         return (bits or 4) + 0.5
     if method in _ONLINE_8BIT or method.startswith("fp8"):
@@ -130,10 +133,16 @@ def mxfp4_padding(model: ModelFacts, settings: Settings) -> float:
     return padded * _round_up(hidden, 256) / (inter * hidden)
 
 
-def _attention_unquantized(quant: QuantFacts) -> bool:
-    """Checkpoints that quantize only the MLPs: MXFP4 (experts only) and Meta's own FP8
-    releases (fbgemm_fp8, attention listed in modules_to_not_convert)."""
-    if quant.method in ("mxfp4", "fbgemm_fp8"):
+def _experts_only(model: ModelFacts, quant: QuantFacts) -> bool:
+    """MXFP4 in a mixture of experts (gpt-oss) quantizes the experts alone; a dense MXFP4
+    checkpoint (AMD's Quark releases of Llama) quantizes every linear layer."""
+    return quant.method == "mxfp4" and model.is_moe
+
+
+def _attention_unquantized(model: ModelFacts, quant: QuantFacts) -> bool:
+    """Checkpoints that quantize only the MLPs: MXFP4 experts and Meta's own FP8 releases
+    (fbgemm_fp8, attention listed in modules_to_not_convert)."""
+    if _experts_only(model, quant) or quant.method == "fbgemm_fp8":
         return True
     return any("attn" in module for module in quant.excluded_modules)
 
@@ -151,9 +160,9 @@ def weight_bytes(model: ModelFacts, settings: Settings) -> tuple[int, int]:
     quant = model.quantization
     if quant is not None:
         bits = _quant_bits(quant.method, quant.bits, quant.group_size)
-        linear_bits = dense_bits if quant.method == "mxfp4" else bits
+        linear_bits = dense_bits if _experts_only(model, quant) else bits
         expert_bits = bits * (mxfp4_padding(model, settings) if quant.method == "mxfp4" else 1.0)
-        attention_bits = dense_bits if _attention_unquantized(quant) else linear_bits
+        attention_bits = dense_bits if _attention_unquantized(model, quant) else linear_bits
         total_bits = (
             vocab_params * dense_bits
             + attention * attention_bits

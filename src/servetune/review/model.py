@@ -194,6 +194,8 @@ def _quant(config: Mapping[str, object]) -> QuantFacts | None:
         bits = 4
     elif bits is None and raw.get("load_in_8bit"):
         bits = 8
+    if bits is None and method == "modelopt" and "FP4" in str(raw.get("quant_algo", "")).upper():
+        bits = 4  # NVIDIA's NVFP4 checkpoints: quant_method modelopt, quant_algo NVFP4
     if bits is None and method in ("fp8", "fbgemm_fp8", "modelopt"):
         bits = 8
     if bits is None and method in ("mxfp4", "modelopt_fp4"):

@@ -91,15 +91,19 @@ def match_name(model: str, checkpoints: Iterable[str]) -> NameMatch | None:
 
 
 def quantization_in_name(model: str) -> dict[str, object] | None:
-    """The quantization a name announces (`-AWQ`, `-GPTQ-Int8`, `-FP8`, `-bnb-4bit`, a `.gguf`
-    file's `Q4_K_M`), written as the `quantization_config` such checkpoints carry; None when the
-    name says nothing."""
+    """The quantization a name announces (`-AWQ`, `-GPTQ-Int8`, `-FP8`, `-NVFP4`, `-MXFP4`,
+    `-bnb-4bit`, a `.gguf` file's `Q4_K_M`), written as the `quantization_config` such
+    checkpoints carry; None when the name says nothing."""
     text = last_part(model).lower()
     bits = 8 if re.search(r"int8|8-?bit|w8a16", text) else 4
     if "awq" in text:
         return {"quant_method": "awq", "bits": 4, "group_size": 128}
     if "gptq" in text:
         return {"quant_method": "gptq", "bits": bits, "group_size": 128}
+    if re.search(r"nvfp4|(?<!mx)fp4", text):  # NVIDIA's NVFP4 releases (ModelOpt)
+        return {"quant_method": "modelopt", "quant_algo": "NVFP4"}
+    if "mxfp4" in text:
+        return {"quant_method": "mxfp4"}
     if "fp8" in text:
         return {"quant_method": "fp8"}
     if "gguf" in text:  # llama.cpp files: Q4_K_M, Q8_0, IQ3_XS...
