@@ -54,3 +54,16 @@ class ServerUnreachable(ServetuneError):  # noqa: N818 - reads as the situation 
     """The server could not be reached before a load test started (nothing was measured)."""
 
     exit_code: ClassVar[ExitCode] = ExitCode.USAGE  # bench documents 2 for it, as for bad input
+
+
+class MissingExtra(ServetuneError):  # noqa: N818 - reads as the situation it names
+    """A feature needs an optional extra that is not installed (`pip install 'servetune[X]'`)."""
+
+    exit_code: ClassVar[ExitCode] = ExitCode.USAGE
+
+    def __init__(self, extra: str, feature: str) -> None:
+        super().__init__(
+            f"{feature} needs the optional extra '{extra}'", f"pip install 'servetune[{extra}]'"
+        )
+        self.extra = extra
+        self.feature = feature

@@ -8,7 +8,7 @@ listed), 2 bad usage (no load given, unknown model or GPU, unreadable --calibrat
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
@@ -195,42 +195,38 @@ class PlanArgs:
 
 
 def _refused(args: PlanArgs, streams: Streams, errors: list[tuple[str, str]]) -> ExitCode:
+    from servetune.render.plan import refused_json, refused_text
+
     if args.review.output.format == "json":
-        write_json(
-            streams.stdout,
-            {
-                "schema_version": 1,
-                "error": "cannot-run",
-                "errors": [{"rule": r, "title": t} for r, t in errors],
-            },
-        )
+        write_json(streams.stdout, refused_json(errors))
     else:
-        streams.stdout.write("This configuration cannot run; check finds:\n")
-        for rule, title in errors:
-            streams.stdout.write(f"  [{rule}] {title}\n")
+        streams.stdout.write(refused_text(errors, args.review.language))
     return ExitCode.FAILED
 
 
 def run(args: PlanArgs, streams: Streams) -> ExitCode:
-    from servetune.plan.planner import PlanConfig, batching_sweep, plan, result_json
-    from servetune.render.plan import plan_text, write_plot
+    from servetune.plan.planner import PlanConfig, batching_sweep, plan
+    from servetune.render.plan import plan_text, plot_written, write_plot
 
-    report = review(args.review, streams.stdin)
+    # The JSON is English whatever --lang says, check's titles in it too.
+    english = args.review.output.format == "json"
+    reviewing = replace(args.review, language="en") if english else args.review
+    report = review(reviewing, streams.stdin)
     if report.errors:
         return _refused(args, streams, [(f.rule, f.title) for f in report.errors])
     config = PlanConfig(load=args.load(), slo=args.targets(), calibrate=args.calibrate)
-    result = plan(report, config, args.review.check_options())
+    result = plan(report, config, reviewing.check_options())
     if args.plot is not None:
         write_plot(args.plot, batching_sweep(result))
     if args.review.output.format == "json":
-        doc = result_json(result)
+        doc = result.to_json()
         if args.plot is not None:
             doc["plot"] = str(args.plot)
         write_json(streams.stdout, doc)
     else:
         streams.stdout.write(plan_text(result, args.review.language))
         if args.plot is not None:
-            streams.stdout.write(f"\nplot: {args.plot}\n")
+            streams.stdout.write(plot_written(args.plot, args.review.language))
     return ExitCode.OK
 
 

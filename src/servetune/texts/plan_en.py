@@ -31,6 +31,8 @@ TEXTS: dict[str, str] = {
     "capacity.none": "Even one user misses the targets on this configuration.",
     "what_if.header": "What if (one change each):",
     "what_if.refused": "left out: {note}",
+    "what_if.refused.rules": "vLLM would refuse it: {rules}",
+    "what_if.refused.error": "{error}",
     "batching.header": "Continuous vs static batching, same load:",
     "batching.line": (
         "continuous (vLLM, the shared taxi): {c_out} tok/s, mean TTFT {c_ttft} ms, mean "
@@ -61,7 +63,8 @@ TEXTS: dict[str, str] = {
     "answer.best.throughput": "{out} output tok/s instead of {base}",
     "answer.best.none": "No what-if could be predicted for this configuration.",
     "notes": "Notes:",
-    "plot.saved": "Plot written to {path}.",
+    "plot.written": "plot: {path}",
+    "refused": "This configuration cannot run; check finds:",
     "note.uncalibrated": (
         "uncalibrated: the step-time constants are defaults fitted to published runs "
         "(bandwidth efficiency {bandwidth}, compute efficiency {compute}, {step_ms} ms per "

@@ -33,6 +33,8 @@ TEXTS: dict[str, str] = {
     "capacity.none": "在這個設定下，即使只有一位使用者也達不到目標。",
     "what_if.header": "如果（每次只改一項）：",
     "what_if.refused": "略過：{note}",
+    "what_if.refused.rules": "vLLM 會拒絕這個設定：{rules}",
+    "what_if.refused.error": "無法檢查：{error}",
     "batching.header": "同樣的負載下，連續批次 vs 靜態批次：",
     "batching.line": (
         "連續批次（vLLM，共乘計程車）：{c_out} tok/s，平均 TTFT {c_ttft} ms，平均延遲 {c_e2el} ms；"
@@ -59,7 +61,8 @@ TEXTS: dict[str, str] = {
     "answer.best.throughput": "輸出從 {base} tok/s 變成 {out} tok/s",
     "answer.best.none": "這個設定沒有任何可預測的改動。",
     "notes": "附註：",
-    "plot.saved": "圖已寫入 {path}。",
+    "plot.written": "圖：{path}",
+    "refused": "這個設定無法執行；check 找到：",
     "note.uncalibrated": (
         "未校準：每步耗時的常數是依公開測量結果擬合的預設值（頻寬效率 {bandwidth}、運算效率 "
         "{compute}、每步 {step_ms} ms、每個請求每步 {seq_us} us）；要得到準確的數字，請用 "
