@@ -3,7 +3,8 @@
 What a zh-TW reader sees in English on purpose is taken out first: what the view quotes verbatim
 (a model's reply, a dataset's prompt, a path: given by the test), code in backquotes, URLs,
 flags, ids, file names and numbers (any ASCII token with one of `-_/.:=@`), and rule ids in
-brackets. What is left may hold single names (KV cache, TTFT, token, GPU), never a sentence:
+brackets. Names zh-TW readers write in English (`NAMES`: KV cache, TTFT, token, GPU, ms) do
+not count as words. What is left may hold a single English word, never a sentence:
 `english_runs` returns every run of three or more words, so a test asserts it is empty.
 """
 
@@ -13,6 +14,46 @@ import re
 from collections.abc import Iterable
 
 _VERBATIM = re.compile(r"`[^`]*`|https?://\S+|\[[a-z0-9-]+\]|[!-~]*[-_/.:=@][!-~]*")
+NAMES = frozenset(
+    [
+        "KV",
+        "cache",
+        "token",
+        "tokens",
+        "prefill",
+        "decode",
+        "TTFT",
+        "TPOT",
+        "ITL",
+        "E2EL",
+        "QPS",
+        "TP",
+        "DP",
+        "PP",
+        "CI",
+        "GPU",
+        "GPUs",
+        "vLLM",
+        "FLOPs",
+        "MoE",
+        "MLA",
+        "ms",
+        "us",
+        "s",
+        "tok",
+        "req",
+        "GiB",
+        "p50",
+        "p90",
+        "p95",
+        "p99",
+        "x",
+        "x2",
+    ]
+)
+_NAME = re.compile(
+    r"(?<![A-Za-z0-9'])(?:" + "|".join(sorted(NAMES, key=len, reverse=True)) + r")(?![A-Za-z0-9'])"
+)
 _WORD = r"[A-Za-z][A-Za-z0-9']*"
 _RUN = re.compile(rf"{_WORD}(?:[ ,;()]+{_WORD}){{2,}}")
 
@@ -27,4 +68,4 @@ def english_runs(text: str, verbatim: Iterable[str] = ()) -> list[str]:
     said = flat(text)
     for quoted in sorted({flat(v) for v in verbatim if v and v.strip()}, key=len, reverse=True):
         said = said.replace(quoted, " ")
-    return _RUN.findall(_VERBATIM.sub(" ", said))
+    return _RUN.findall(_NAME.sub(" ", _VERBATIM.sub(" ", said)))

@@ -47,11 +47,11 @@ def _line(name: str, gpus: str, cells: tuple[str, str, str, str, str] | None) ->
     return f"  {_left(name, 28)} {_left(gpus, 20)} {numbers} {verdict}"
 
 
-def _row(name: str, gpus: str, outcome: predict.Outcome | None) -> str:
+def _row(name: str, gpus: str, outcome: predict.Outcome | None, say: Voice) -> str:
     if outcome is None:
         return _line(name, gpus, None)
     p = outcome.prediction
-    verdict = outcome.verdict or "-"
+    verdict = say(f"col.verdict.{outcome.verdict}") if outcome.verdict else "-"
     users = _n(p.max_concurrency_meeting_slo) if p.max_concurrency_meeting_slo else "-"
     ttft = f"{_n(p.mean_ttft_ms)}/{_n(p.p99_ttft_ms)}"
     tpot = f"{_n(p.mean_tpot_ms, 1)}/{_n(p.p99_tpot_ms, 1)}"
@@ -81,7 +81,7 @@ def _summary(result: PlanResult, say: Voice) -> list[str]:
     if base.verdict is not None:
         verdict = say(f"verdict.{base.verdict}")
         targets = say("targets", percentile=result.slo.percentile, targets=_targets(result.slo))
-        lines += wrap(f"{targets} {verdict}.", "  ")
+        lines += wrap(say("targets.verdict", targets=targets, verdict=verdict), "  ")
         if p.max_concurrency_meeting_slo:
             lines += wrap(
                 say("capacity", users=p.max_concurrency_meeting_slo, qps=_n(p.qps_per_gpu, 2)),
@@ -97,7 +97,7 @@ def _what_ifs(result: PlanResult, say: Voice) -> list[str]:
         return []
     lines = ["", say("what_if.header"), _head(say)]
     for w in result.what_ifs:
-        lines.append(_row(w.change, w.gpus, w.outcome))
+        lines.append(_row(w.change, w.gpus, w.outcome, say))
         if w.outcome is None and w.note:
             lines += wrap(say("what_if.refused", note=w.note.text(say.language)), "      ")
     return lines
@@ -193,7 +193,7 @@ def plan_text(result: PlanResult, lang: Language = "en") -> str:
         *wrap(header, ""),
         "",
         _head(say),
-        _row(say("row.this"), gpus, result.base),
+        _row(say("row.this"), gpus, result.base, say),
     ]
     lines += _summary(result, say) + _what_ifs(result, say) + _batching(result, say)
     lines += ["", say("answer.header")]
