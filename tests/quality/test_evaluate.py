@@ -9,7 +9,7 @@ import pytest
 
 from servetune.errors import UsageError
 from servetune.quality import ask, dataset
-from servetune.quality.evaluate import QualityConfig, evaluate, record_json, result_json
+from servetune.quality.evaluate import QualityConfig, evaluate
 
 from answer_server import AnswerBook, serve
 
@@ -50,7 +50,7 @@ def test_a_known_loss_on_the_after_server_reads_worse_with_the_differing_questio
     wrong = {q.prompt for q in questions[:30]}  # after gets 30 of 120 wrong, before none
     with serve(_book(questions)) as before, serve(_book(questions, wrong=wrong)) as after:
         result = evaluate(_config(before, after, "builtin:math"), questions)
-    doc = result_json(result)
+    doc = result.to_json()
     assert doc["before"] == {"model": "fake/model", "accuracy": 1.0, "correct": 120, "errors": 0}
     assert doc["after"]["correct"] == 90  # type: ignore[index]
     assert doc["difference_pct_points"] == pytest.approx(-25.0)
@@ -84,13 +84,13 @@ def test_failed_requests_are_errors_not_wrong_answers_and_are_listed(tmp_path: P
         serve(_book(questions, fail=fail, garbage=garbage)) as after,
     ):
         result = evaluate(_config(before, after, "builtin:math"), questions)
-    doc = result_json(result)
+    doc = result.to_json()
     assert doc["after"] == {"model": "fake/model", "accuracy": 1.0, "correct": 18, "errors": 2}
     failed = doc["failed"]
     assert isinstance(failed, list)
     assert {(f["after"]) for f in failed} == {"http_500", "malformed"}
     assert doc["n"] == 20
-    record = record_json(result)
+    record = result.to_json(with_questions=True)
     assert len(record["questions"]) == 20  # type: ignore[arg-type]
     json.dumps(record)
 

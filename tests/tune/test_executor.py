@@ -14,7 +14,9 @@ import pytest
 
 from servetune.cli.main import main
 from servetune.errors import MissingExtra, UsageError
-from servetune.tune import output, parallel, report
+from servetune.render import tune_report
+from servetune.render.tune import summary_text
+from servetune.tune import output, parallel
 from servetune.tune.capacity import Capacity, Probe
 from servetune.tune.executor import LocalExecutor, gpus_needed
 from servetune.tune.ray_executor import check_address, import_ray
@@ -63,7 +65,7 @@ def test_local_executor_stamps_where_and_when_and_saves_it(tmp_path: Path) -> No
     trial = result.trials[0]
     assert trial.placement == Placement("gpu-box-1", "")
     assert (trial.started_at, trial.ended_at) == (100.0, 160.5)
-    doc = output.document(result, tmp_path)
+    doc = result.to_json()
     assert doc["trials"][0]["placement"] == {"node": "gpu-box-1", "cuda_visible_devices": ""}
     assert doc["trials"][0]["started_at"] == 100.0 and doc["trials"][0]["ended_at"] == 160.5
     # trial.json carries the stamps, so a rerun reuses the trial without running it again
@@ -161,10 +163,10 @@ def test_a_lost_attempt_is_a_trial_of_its_own_before_its_retry(tmp_path: Path) -
     cause = result.trials[lost].root_cause
     assert cause and "NodeDiedError" in cause
     assert result.server_starts <= 4  # a lost attempt spends no start of the budget
-    doc = output.document(result, tmp_path)
+    doc = result.to_json()
     assert doc["trials"][lost]["status"] == "lost"
-    assert "lost" in report.render(result, tmp_path)  # a row of the trials table
-    assert "lost" in output.summary_text(result, tmp_path)
+    assert "lost" in tune_report.page(result)  # a row of the trials table
+    assert "lost" in summary_text(result)
 
 
 @pytest.mark.parametrize(("scale", "comparable"), [(0.99, True), (0.9, False)])
@@ -184,11 +186,10 @@ def test_interference_check_falls_back_to_one_trial_per_node(
     assert sum(len(b) for b in executor.batches) <= 6  # the check's start is one of --max-starts
     if not comparable:
         assert all(len(b) == 1 for b in executor.batches[2:])
-    doc = output.document(result, tmp_path)
+    doc = result.to_json()
     assert doc["interference"]["comparable"] is comparable
     assert doc["interference"]["threshold_pct"] == 3.0
-    page = report.render(replace(result, config=replace(result.config, language="zh-TW")),
-                         tmp_path)  # fmt: skip
+    page = tune_report.page(result, "zh-TW")
     assert ("not comparable" in page) is not comparable
     assert ("無法與單獨執行的數字比較" in page) is not comparable
 
@@ -203,7 +204,7 @@ def test_interference_check_without_room_says_so(tmp_path: Path) -> None:
 
 def test_without_the_check_tune_json_has_no_interference(tmp_path: Path) -> None:
     result = parallel.search(config(tmp_path, max_starts=3), FakeExecutor(slots=2))
-    assert "interference" not in output.document(result, tmp_path)
+    assert "interference" not in result.to_json()
 
 
 # --- options ------------------------------------------------------------------------------------
@@ -259,6 +260,6 @@ def test_cli_executor_options_misused(
 
 def test_tune_json_from_the_fake_runs_is_one_object(tmp_path: Path) -> None:
     result = parallel.search(config(tmp_path, max_starts=3), FakeExecutor(slots=2))
-    doc = output.write_document(result, tmp_path)
+    doc = output.write_document(result)
     assert json.loads((tmp_path / "tune.json").read_text()) == doc
     assert all(t["placement"]["node"] == "node-a" for t in doc["trials"])

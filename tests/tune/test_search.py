@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from servetune.tune import output, report
+from servetune.render import tune_report
+from servetune.texts import Language
+from servetune.tune import output
 from servetune.tune.capacity import Capacity, Probe
 from servetune.tune.limit import Limit
 from servetune.tune.search import TuneConfig, TuneResult, run_tune
@@ -49,10 +51,10 @@ class FakeRunner:
                            started=True, start_s=20.0, measure_s=60.0)  # fmt: skip
 
 
-def config(tmp_path: Path, max_starts: int = 12, language: str = "en") -> TuneConfig:
+def config(tmp_path: Path, max_starts: int = 12) -> TuneConfig:
     return TuneConfig(argv=START, targets=Targets({"ttft": 2000, "tpot": 50}, 99),
                       output=tmp_path, vllm="/bin/true", gpus="1xA100-80GB",
-                      max_starts=max_starts, language=language)  # type: ignore[arg-type]  # fmt: skip
+                      max_starts=max_starts)  # fmt: skip
 
 
 def test_search_moves_the_knob_the_limit_points_to_and_keeps_the_better(tmp_path: Path) -> None:
@@ -78,7 +80,7 @@ def test_max_starts_bounds_the_search(tmp_path: Path) -> None:
 
 def test_tune_json_is_the_contract(tmp_path: Path) -> None:
     result = run_tune(config(tmp_path), FakeRunner())
-    doc = output.write_document(result, tmp_path)
+    doc = output.write_document(result)
     assert json.loads((tmp_path / "tune.json").read_text()) == doc
     assert list(doc) == ["schema_version", "slo", "baseline", "best", "trials",
                          "server_starts", "report", "next_step"]  # fmt: skip
@@ -124,10 +126,10 @@ class _Page(HTMLParser):
 
 
 @pytest.mark.parametrize("language", ["en", "zh-TW"])
-def test_report_is_self_contained_with_real_plots(tmp_path: Path, language: str) -> None:
+def test_report_is_self_contained_with_real_plots(tmp_path: Path, language: Language) -> None:
     pytest.importorskip("matplotlib")
-    result: TuneResult = run_tune(config(tmp_path, language=language), FakeRunner())
-    page_path = report.write(result, tmp_path)
+    result: TuneResult = run_tune(config(tmp_path), FakeRunner())
+    page_path = tune_report.write(result, language)
     page = page_path.read_text(encoding="utf-8")
     parsed = _Page()
     parsed.feed(page)
@@ -155,7 +157,7 @@ def test_report_renders_in_a_real_browser(tmp_path: Path) -> None:
     if browser is None:
         pytest.skip("no chromium on PATH (apt-get install chromium)")
     image = pytest.importorskip("matplotlib.image")
-    page = report.write(run_tune(config(tmp_path), FakeRunner()), tmp_path)
+    page = tune_report.write(run_tune(config(tmp_path), FakeRunner()))
     shot = tmp_path / "shot.png"
     argv = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
             "--window-size=1200,900", f"--screenshot={shot}", page.as_uri()]  # fmt: skip

@@ -198,25 +198,20 @@ class PlanArgs:
 
 
 def _refused(args: PlanArgs, streams: Streams, errors: Sequence[Finding]) -> ExitCode:
+    from servetune.render.plan import refused_json, refused_text
+
     if args.review.output.format == "json":
-        write_json(
-            streams.stdout,
-            {
-                "schema_version": 1,
-                "error": "cannot-run",
-                "errors": [{"rule": f.rule, "title": f.title.text()} for f in errors],
-            },
-        )
+        write_json(streams.stdout, refused_json([(f.rule, f.title.text()) for f in errors]))
     else:
-        streams.stdout.write("This configuration cannot run; check finds:\n")
-        for f in errors:
-            streams.stdout.write(f"  [{f.rule}] {f.title.text(args.review.language)}\n")
+        language = args.review.language
+        said = [(f.rule, f.title.text(language)) for f in errors]
+        streams.stdout.write(refused_text(said, language))
     return ExitCode.FAILED
 
 
 def run(args: PlanArgs, streams: Streams) -> ExitCode:
-    from servetune.plan.planner import PlanConfig, batching_sweep, result_json, run_plan
-    from servetune.render.plan import plan_text, write_plot
+    from servetune.plan.planner import PlanConfig, batching_sweep, run_plan
+    from servetune.render.plan import plan_text, plot_written, write_plot
 
     report = review(args.review, streams.stdin)
     if report.errors:
@@ -226,14 +221,14 @@ def run(args: PlanArgs, streams: Streams) -> ExitCode:
     if args.plot is not None:
         write_plot(args.plot, batching_sweep(result))
     if args.review.output.format == "json":
-        doc = result_json(result)
+        doc = result.to_json()
         if args.plot is not None:
             doc["plot"] = str(args.plot)
         write_json(streams.stdout, doc)
     else:
         streams.stdout.write(plan_text(result, args.review.language))
         if args.plot is not None:
-            streams.stdout.write(f"\nplot: {args.plot}\n")
+            streams.stdout.write(plot_written(args.plot, args.review.language))
     return ExitCode.OK
 
 

@@ -183,7 +183,7 @@ def _write_record(path: Path, doc: dict[str, object]) -> None:
 
 def run(args: QualityArgs, streams: Streams) -> ExitCode:
     from servetune.quality import ask, dataset
-    from servetune.quality.evaluate import QualityConfig, evaluate, record_json, result_json
+    from servetune.quality.evaluate import QualityConfig, evaluate
     from servetune.render.quality import quality_text
 
     def server(url: str, model: str) -> ask.Server:
@@ -212,9 +212,9 @@ def run(args: QualityArgs, streams: Streams) -> ExitCode:
     if streams.stderr.isatty():
         streams.stderr.write("\r")
     if args.output_file is not None:
-        _write_record(args.output_file, record_json(result))
+        _write_record(args.output_file, result.to_json(with_questions=True))
     if args.output.format == "json":
-        write_json(streams.stdout, result_json(result))
+        write_json(streams.stdout, result.to_json())
     else:
         streams.stdout.write(quality_text(result, args.language))
     if result.interrupted:

@@ -12,13 +12,14 @@ import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self, TextIO
+from typing import TYPE_CHECKING, Self, TextIO
 
 from servetune.cli.command import Command, ExitCode, Streams
 from servetune.cli.options import ReviewArgs, review
 
 if TYPE_CHECKING:  # only for annotations: the CLI imports the heavy modules lazily
     from servetune.launch.launcher import ManagedServer
+    from servetune.render.serve import Status, Why
     from servetune.review.check import Report
     from servetune.texts import Language
 
@@ -80,70 +81,55 @@ class _Out:
     stream: TextIO
     json: bool
 
-    def emit(self, text: str, doc: dict[str, Any] | None = None) -> None:
+    def emit(self, status: Status) -> None:
         if self.json:
-            if doc is not None:
-                self.stream.write(json.dumps(doc, ensure_ascii=False) + "\n")
+            if status.doc is not None:
+                self.stream.write(json.dumps(status.doc, ensure_ascii=False) + "\n")
         else:
-            self.stream.write(text + "\n")
+            self.stream.write(status.text + "\n")
         self.stream.flush()
 
 
-def _ready_doc(server: ManagedServer, report: Report, url: str) -> tuple[str, dict[str, Any]]:
+def _ready(server: ManagedServer, report: Report, language: Language) -> Status:
     from servetune.launch.doctor import diagnose
+    from servetune.render import serve as render
 
     reported = diagnose(server.log_text()).reported  # the doctor knows every release's lines
-    tokens, concurrency = reported.kv_cache_tokens, reported.max_concurrency
     est = report.estimate
-    est_tokens = est.kv_cache_tokens if est else None
-    est_conc = est.max_concurrent_seqs_at_max_model_len if est else None
-
-    def num(value: float | None, fmt: str) -> str:
-        return "unknown" if value is None else format(value, fmt)
-
-    text = (
-        f"ready: {url} (pid {server.pid}; vLLM reports KV cache {num(tokens, ',')} tokens, "
-        f"max concurrency {num(concurrency, '.2f')}x; check estimated {num(est_tokens, ',')} "
-        f"tokens, {num(est_conc, '.2f')}x)"
+    estimated = render.Capacity(
+        est.kv_cache_tokens if est else None,
+        est.max_concurrent_seqs_at_max_model_len if est else None,
     )
-    doc = {
-        "status": "ready",
-        "url": url,
-        "pid": server.pid,
-        "log": str(server.log_path),
-        "reported": {"kv_cache_tokens": tokens, "max_concurrency": concurrency},
-        "estimate": {"kv_cache_tokens": est_tokens, "max_concurrency": est_conc},
-    }
-    return text, doc
+    url = f"http://{server.host}:{server.port}"
+    found = render.Capacity(reported.kv_cache_tokens, reported.max_concurrency)
+    return render.ready(url, server.pid, server.log_path, found, estimated, language=language)
 
 
-def _failure(server: ManagedServer, out: _Out, why: str, language: Language) -> ExitCode:
+def _failure(server: ManagedServer, out: _Out, why: Why, language: Language) -> ExitCode:
     from servetune.launch.doctor import diagnose
-    from servetune.render.doctor import doctor_text
+    from servetune.render import serve as render
 
     report = diagnose(server.log_text())
-    doc = {"status": "failed", "why": why, "log": str(server.log_path), "doctor": report.to_json()}
-    out.emit(
-        f"vLLM did not start: {why}\nlog: {server.log_path}\n" + doctor_text(report, language), doc
-    )
+    out.emit(render.failed(why, server.log_path, report, language))
     return ExitCode.FAILED
 
 
 def _refuse(report: Report, args: ServeArgs, streams: Streams) -> ExitCode:
-    from servetune.render import check as render
+    from servetune.render import check
+    from servetune.render import serve as render
 
     if args.review.output.format == "json":
-        doc = {"status": "refused", "check": report.to_json()}
-        streams.stdout.write(json.dumps(doc) + "\n")
+        streams.stdout.write(render.refused_json(report))
     else:
-        streams.stdout.write(render.report_text(report, args.review.language))
-    streams.stderr.write("error: refusing to launch: fix the errors above, or pass --force\n")
+        streams.stdout.write(check.report_text(report, args.review.language))
+    streams.stderr.write(render.refused_error(args.review.language))
     return ExitCode.FAILED
 
 
 def run(args: ServeArgs, streams: Streams) -> ExitCode:
     """Review the command, then launch it unless the review found an error."""
     from servetune.launch import launcher
+    from servetune.render import serve as render
 
     report = review(args.review, streams.stdin)
     if report.errors and not args.force:
@@ -161,17 +147,27 @@ def run(args: ServeArgs, streams: Streams) -> ExitCode:
     previous = {sig: signal.signal(sig, flag) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         with server:
-            out.emit(f"starting vLLM (pid {server.pid}); log: {server.log_path}")
+            out.emit(render.starting(server.pid, server.log_path, args.review.language))
             return _follow(server, report, args, out, flag)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
 
+def _why(outcome: str, ready_timeout_s: float) -> Why:
+    from servetune.render.serve import Why
+
+    if outcome == "timeout":
+        return Why("why.timeout", seconds=f"{ready_timeout_s:g}")
+    return Why(f"why.{outcome}")  # exited, fatal
+
+
 def _follow(
     server: ManagedServer, report: Report, args: ServeArgs, out: _Out, flag: _Flag
 ) -> ExitCode:
     from servetune.launch import launcher
+    from servetune.render import serve as render
+    from servetune.render.serve import Why
 
     shown: set[str] = set()
 
@@ -179,27 +175,24 @@ def _follow(
         label = launcher.phase(line)
         if label and label not in shown:
             shown.add(label)
-            out.emit(f"  {label}")
+            out.emit(render.phase(label))
 
     outcome = server.wait_ready(args.ready_timeout_s, on_line, lambda: flag.raised)
     language = args.review.language
     if outcome == "interrupted":
-        out.emit("stopped before vLLM was ready", {"status": "stopped"})
+        out.emit(render.stopped_early(language))
         return ExitCode.OK
     if outcome != "ready":
-        why = {"exited": "the process exited", "fatal": "a fatal error in the log",
-               "timeout": f"not ready after {args.ready_timeout_s:g} s"}[outcome]  # fmt: skip
-        return _failure(server, out, why, language)
-    text, doc = _ready_doc(server, report, f"http://{server.host}:{server.port}")
-    out.emit(text, doc)
+        return _failure(server, out, _why(outcome, args.ready_timeout_s), language)
+    out.emit(_ready(server, report, language))
     while not flag.raised:
         if server.poll() is not None:
-            return _failure(server, out, "vLLM exited after it was ready", language)
+            return _failure(server, out, Why("why.died"), language)
         server.new_lines()
         time.sleep(0.5)
-    out.emit("stopping vLLM", {"status": "stopping"})
+    out.emit(render.stopping(language))
     code = server.stop()
-    out.emit(f"vLLM stopped (exit code {code})", {"status": "stopped", "exit_code": code})
+    out.emit(render.stopped(code, language))
     return ExitCode.OK
 
 

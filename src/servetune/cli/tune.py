@@ -134,7 +134,7 @@ class TuneArgs:
             argv=self.command, targets=targets,
             output=ns.output, vllm=find_vllm(ns.vllm), workload=workload,
             endpoint=ns.endpoint, seed=ns.seed, gpus=ns.gpus, vllm_version=ns.vllm_version,
-            language=self.language, ready_timeout_s=ns.ready_timeout, knobs=knobs,
+            ready_timeout_s=ns.ready_timeout, knobs=knobs,
             max_starts=ns.max_starts, repeats=ns.repeats, model_config=ns.model_config,
             online=ns.online, force=ns.force,
         )  # fmt: skip
@@ -178,25 +178,27 @@ class _Progress:
 
 
 def run(args: TuneArgs, streams: Streams) -> ExitCode:
-    from servetune.tune import output, report
+    from servetune.errors import MissingExtra
+    from servetune.render import tune_report
+    from servetune.render.tune import interrupted_text, summary_text
+    from servetune.tune import output
 
     config = args.config()
     executor = tune_executor.ExecutorArgs.from_namespace(args.ns)
     try:
         result = tune_executor.run(config, executor, _Progress(streams.stderr, config.max_starts))
     except KeyboardInterrupt:
-        streams.stderr.write(f"interrupted: finished trials are kept in {config.output}; "
-                             "rerun the same command to resume\n")  # fmt: skip
+        streams.stderr.write(interrupted_text(config.output, args.language))
         return ExitCode.INTERRUPTED
-    doc = output.write_document(result, config.output)
+    doc = output.write_document(result)
     try:
-        report.write(result, config.output)
-    except report.ReportUnavailable as exc:
+        tune_report.write(result, args.language)
+    except MissingExtra as exc:
         streams.stderr.write(f"warning: {exc.message}\nhint: {exc.hint}\n")
     if args.output.format == "json":
         write_json(streams.stdout, doc)
     else:
-        streams.stdout.write(output.summary_text(result, config.output))
+        streams.stdout.write(summary_text(result, args.language))
     return ExitCode.OK if result.best is not None else ExitCode.FAILED
 
 

@@ -12,13 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from servetune import texts
 from servetune.errors import UsageError
 from servetune.judge import runs
 from servetune.plan import calibrate, predict, step_time, what_if
+from servetune.plan.note import Note
 from servetune.plan.simulate import Load
 from servetune.review.check import CheckOptions, Report, check_command
-from servetune.texts import Language
 from servetune.vllm import serve_command
 
 SCHEMA_VERSION = 1
@@ -62,6 +61,22 @@ class PlanResult:
             return p.output_throughput
 
         return max(scored, key=score)[0]
+
+    def to_json(self) -> dict[str, object]:
+        """The `--format json` object of the contract (English, whatever the view's language)."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "prediction": prediction_json(self.base.prediction),
+            "verdict": self.base.verdict,
+            "bound": self.base.bound,
+            "what_if": [_what_if_json(w) for w in self.what_ifs],
+            "batching": {
+                "continuous": prediction_json(self.base.prediction),
+                "static": prediction_json(self.static),
+            },
+            "calibrated": self.calibration is not None,
+            "notes": [note.text() for note in self.notes],
+        }
 
 
 def _observation(
@@ -111,35 +126,25 @@ def _calibrate(
     return calibrate.fit(usable)
 
 
-@dataclass(frozen=True)
-class Note:
-    """One note of the answer: a text of the `plan` area and its facts (any language)."""
-
-    key: str
-    facts: tuple[tuple[str, object], ...] = ()
-
-    def text(self, lang: Language = "en") -> str:
-        return texts.format("plan", self.key, lang, **dict(self.facts))
-
-
-def _constants(e: step_time.Efficiency) -> tuple[tuple[str, object], ...]:
-    return (
-        ("bandwidth", f"{e.bandwidth:.2f}"),
-        ("compute", f"{e.compute:.2f}"),
-        ("step_ms", f"{1000 * e.step_overhead_s:.1f}"),
-        ("seq_us", f"{1e6 * e.per_seq_s:.0f}"),
-    )
+def _constants(e: step_time.Efficiency) -> dict[str, str]:
+    return {
+        "bandwidth": f"{e.bandwidth:.2f}",
+        "compute": f"{e.compute:.2f}",
+        "step_ms": f"{1000 * e.step_overhead_s:.1f}",
+        "seq_us": f"{1e6 * e.per_seq_s:.0f}",
+    }
 
 
 def _notes(report: Report, fit: calibrate.Fit | None) -> list[Note]:
     notes = []
     if fit is None:
-        notes.append(Note("note.uncalibrated", _constants(step_time.Efficiency())))
+        notes.append(Note("note.uncalibrated", **_constants(step_time.Efficiency())))
     else:
         worst = max((abs(e) for errs in fit.errors.values() for e in errs.values()), default=0.0)
-        facts = (("runs", len(fit.errors)), *_constants(fit.efficiency),
-                 ("worst", f"{100 * worst:.0f}"))  # fmt: skip
-        notes.append(Note("note.calibrated", facts))
+        constants = _constants(fit.efficiency)
+        notes.append(
+            Note("note.calibrated", runs=len(fit.errors), **constants, worst=f"{100 * worst:.0f}")
+        )
     model = report.model
     if model is not None and model.is_moe:
         notes.append(Note("note.moe"))
@@ -211,29 +216,13 @@ def prediction_json(p: predict.Prediction) -> dict[str, object]:
     return {key: _finite(getattr(p, key)) for key in PREDICTION_KEYS}
 
 
-def result_json(result: PlanResult) -> dict[str, object]:
-    """The `--format json` object of the contract."""
+def _what_if_json(w: what_if.WhatIf) -> dict[str, object]:
     return {
-        "schema_version": SCHEMA_VERSION,
-        "prediction": prediction_json(result.base.prediction),
-        "verdict": result.base.verdict,
-        "bound": result.base.bound,
-        "what_if": [
-            {
-                "change": w.change,
-                "command": w.command,
-                "gpus": w.gpus,
-                "prediction": prediction_json(w.outcome.prediction) if w.outcome else None,
-                "verdict": w.outcome.verdict if w.outcome else None,
-                "bound": w.outcome.bound if w.outcome else None,
-                "note": w.note,
-            }
-            for w in result.what_ifs
-        ],
-        "batching": {
-            "continuous": prediction_json(result.base.prediction),
-            "static": prediction_json(result.static),
-        },
-        "calibrated": result.calibration is not None,
-        "notes": [note.text("en") for note in result.notes],
+        "change": w.change,
+        "command": w.command,
+        "gpus": w.gpus,
+        "prediction": prediction_json(w.outcome.prediction) if w.outcome else None,
+        "verdict": w.outcome.verdict if w.outcome else None,
+        "bound": w.outcome.bound if w.outcome else None,
+        "note": w.note.text() if w.note else None,
     }

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 from servetune.errors import ServetuneError
 from servetune.plan import predict
+from servetune.plan.note import Note
 from servetune.plan.simulate import Load
 from servetune.review import model as model_facts
 from servetune.review.check import CheckOptions, Report, check_command
@@ -46,7 +47,7 @@ class WhatIf:
     command: str
     gpus: str
     outcome: predict.Outcome | None
-    note: str | None = None
+    note: Note | None = None  # why it was left out
 
 
 def one_line(command: ServeCommand) -> str:
@@ -172,9 +173,8 @@ def evaluate(
         report = check_command(change.command, replace(options, gpus=change.gpus))
         if report.errors:
             rules = ", ".join(sorted({f.rule for f in report.errors}))
-            return WhatIf(
-                change.change, command_text, change.gpus, None, f"vLLM would refuse it: {rules}"
-            )
+            refused = Note("what_if.refused.rules", rules=rules)
+            return WhatIf(change.change, command_text, change.gpus, None, refused)
         if change.replicas > 1:  # each replica is the base configuration on its share of GPUs
             single = _with(
                 change.command,
@@ -185,7 +185,8 @@ def evaluate(
             report = check_command(single, replace(options, gpus=base_gpus))
         setup_ = make_setup(report)
     except ServetuneError as exc:
-        return WhatIf(change.change, command_text, change.gpus, None, exc.message)
+        refused = Note("what_if.refused.error", error=exc.message)
+        return WhatIf(change.change, command_text, change.gpus, None, refused)
     outcome = predict.predict(setup_, _split(load, change.replicas), slo)
     return WhatIf(
         change.change, command_text, change.gpus, _scale(outcome, change.replicas, setup_.gpus)

@@ -92,6 +92,44 @@ class QualityResult:
     def failed(self) -> tuple[Graded, ...]:
         return tuple(g for g in self.graded if g.before.error or g.after.error)
 
+    def to_json(self, *, with_questions: bool = False) -> dict[str, object]:
+        """The `--format json` object of the contract (plus `tolerance_pct_points`,
+        `questions_to_settle`, `failed` and `interrupted`); `with_questions`: the full `--output`
+        record, every question with both replies and grades."""
+        diff = self.difference
+        doc: dict[str, object] = {
+            "schema_version": SCHEMA_VERSION,
+            "dataset": self.dataset,
+            "n": len(self.graded),
+            "before": _side_json(self.before),
+            "after": _side_json(self.after),
+            "difference_pct_points": diff.difference_pct_points,
+            "ci_low": diff.ci_low,
+            "ci_high": diff.ci_high,
+            "agreement": self.table.agreement,
+            "verdict": diff.verdict,
+            "tolerance_pct_points": self.tolerance_pct_points,
+            "questions_to_settle": diff.questions_to_settle,
+            "differing": [
+                {
+                    "prompt": g.question.prompt,
+                    "answer": g.question.answer,
+                    "before": g.before.text,
+                    "after": g.after.text,
+                }
+                for g in self.differing
+            ],
+            "failed": [
+                {"prompt": g.question.prompt, "before": g.before.error, "after": g.after.error}
+                for g in self.failed
+            ],
+            "interrupted": self.interrupted,
+            "warnings": list(self.warnings),
+        }
+        if with_questions:
+            doc["questions"] = [_graded_json(g) for g in self.graded]
+        return doc
+
 
 def _grade(reply: ask.Reply, question: Question) -> bool | None:
     if reply.text is None:
@@ -174,41 +212,6 @@ def evaluate(
     return grade_all(config, questions, replies[:n], replies[n:], interrupted=interrupted)
 
 
-def result_json(result: QualityResult) -> dict[str, object]:
-    """The `--format json` object of the contract (plus `tolerance_pct_points`,
-    `questions_to_settle`, `failed` and `interrupted`)."""
-    diff = result.difference
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "dataset": result.dataset,
-        "n": len(result.graded),
-        "before": _side_json(result.before),
-        "after": _side_json(result.after),
-        "difference_pct_points": diff.difference_pct_points,
-        "ci_low": diff.ci_low,
-        "ci_high": diff.ci_high,
-        "agreement": result.table.agreement,
-        "verdict": diff.verdict,
-        "tolerance_pct_points": result.tolerance_pct_points,
-        "questions_to_settle": diff.questions_to_settle,
-        "differing": [
-            {
-                "prompt": g.question.prompt,
-                "answer": g.question.answer,
-                "before": g.before.text,
-                "after": g.after.text,
-            }
-            for g in result.differing
-        ],
-        "failed": [
-            {"prompt": g.question.prompt, "before": g.before.error, "after": g.after.error}
-            for g in result.failed
-        ],
-        "interrupted": result.interrupted,
-        "warnings": list(result.warnings),
-    }
-
-
 def _side_json(side: SideSummary) -> dict[str, object]:
     return {
         "model": side.model,
@@ -263,21 +266,11 @@ def read_summary(path: Path) -> QualitySummary:
     )
 
 
-def record_json(result: QualityResult) -> dict[str, object]:
-    """The full `--output` record: the summary and every question with both replies and grades."""
-    doc = result_json(result)
-    doc["questions"] = [
-        {
-            "prompt": g.question.prompt,
-            "answer": g.question.answer,
-            "kind": g.question.kind,
-            "before": {
-                "reply": g.before.text,
-                "error": g.before.error,
-                "correct": g.before_correct,
-            },
-            "after": {"reply": g.after.text, "error": g.after.error, "correct": g.after_correct},
-        }
-        for g in result.graded
-    ]
-    return doc
+def _graded_json(g: Graded) -> dict[str, object]:
+    return {
+        "prompt": g.question.prompt,
+        "answer": g.question.answer,
+        "kind": g.question.kind,
+        "before": {"reply": g.before.text, "error": g.before.error, "correct": g.before_correct},
+        "after": {"reply": g.after.text, "error": g.after.error, "correct": g.after_correct},
+    }

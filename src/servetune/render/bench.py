@@ -14,15 +14,11 @@ from servetune.measure.result_schema import (
     ServetuneBlock,
 )
 from servetune.render.check import display_width, wrap
-from servetune.texts import Language
+from servetune.texts import Language, Voice
 
 TABLE_WIDTH = 50
 _LATENCIES = ("ttft", "tpot", "itl", "e2el")
 _LATENCY_NAMES = {"ttft": "TTFT", "tpot": "TPOT", "itl": "ITL", "e2el": "E2EL"}
-
-
-def _t(key: str, lang: Language, **facts: object) -> str:
-    return texts.format("bench", key, lang, **facts)
 
 
 def live_line(
@@ -36,9 +32,8 @@ def live_line(
     language: Language = "en",
 ) -> str:
     """The status line shown (and rewritten in place) while a run goes."""
-    return _t(
+    return texts.Voice("bench", language)(
         "live",
-        language,
         elapsed=f"{elapsed_s:6.1f}",
         done=done,
         total=f"/{total}" if total else "",
@@ -56,9 +51,9 @@ def _centre(title: str, fill: str) -> str:
     return fill * left + title + fill * (room - left)
 
 
-def _row(label: str, value: object, lang: Language, digits: int = 2) -> str:
+def _row(label: str, value: object, say: Voice, digits: int = 2) -> str:
     if value is None:
-        shown = _t("na", lang)
+        shown = say("na")
     elif isinstance(value, float):
         shown = f"{value:.{digits}f}"
     else:
@@ -67,19 +62,19 @@ def _row(label: str, value: object, lang: Language, digits: int = 2) -> str:
     return label + " " * gap + shown
 
 
-def _latency_rows(doc: Mapping[str, Any], name: str, lang: Language) -> list[str]:
+def _latency_rows(doc: Mapping[str, Any], name: str, say: Voice) -> list[str]:
     metric = _LATENCY_NAMES[name]
-    lines = [_centre(_t(f"latency.{name}", lang), "-")]
-    lines.append(_row(_t("latency.mean", lang, metric=metric), doc.get(f"mean_{name}_ms"), lang))
-    median = _t("latency.median", lang, metric=metric)
-    lines.append(_row(median, doc.get(f"median_{name}_ms"), lang))
+    lines = [_centre(say(f"latency.{name}"), "-")]
+    lines.append(_row(say("latency.mean", metric=metric), doc.get(f"mean_{name}_ms"), say))
+    median = say("latency.median", metric=metric)
+    lines.append(_row(median, doc.get(f"median_{name}_ms"), say))
     for p in (90, 95, 99):
-        label = _t("latency.percentile", lang, metric=metric, p=p)
-        lines.append(_row(label, doc.get(f"p{p}_{name}_ms"), lang))
+        label = say("latency.percentile", metric=metric, p=p)
+        lines.append(_row(label, doc.get(f"p{p}_{name}_ms"), say))
     return lines
 
 
-def _counts(doc: ResultSummary, lang: Language) -> list[str]:
+def _counts(doc: ResultSummary, say: Voice) -> list[str]:
     rows = [
         ("completed", doc["completed"]),
         ("failed", doc["failed"]),
@@ -96,71 +91,71 @@ def _counts(doc: ResultSummary, lang: Language) -> list[str]:
         ("peak_concurrency", doc["max_concurrent_requests"]),
         ("total_throughput", doc["total_token_throughput"]),
     ]
-    return [_row(_t(f"row.{key}", lang), value, lang) for key, value in rows]
+    return [_row(say(f"row.{key}"), value, say) for key, value in rows]
 
 
 def bench_text(doc: ResultSummary, path: str | None, language: Language = "en") -> str:
     """The final table, laid out like `vllm bench serve`'s, then servetune's own checks."""
     block = doc["servetune"]
-    lines = [_centre(_t("title", language), "=")]
+    say = texts.Voice("bench", language)
+    lines = [_centre(say("title"), "=")]
     if block.get("partial"):
-        lines.append(_t("partial", language))
-    lines += _counts(doc, language)
+        lines.append(say("partial"))
+    lines += _counts(doc, say)
     for name in _LATENCIES:
-        lines += _latency_rows(doc, name, language)
+        lines += _latency_rows(doc, name, say)
     lines.append("=" * TABLE_WIDTH)
-    lines += _notes(block, language)
+    lines += _notes(block, say)
     if path:
-        lines.append(_t("note.written", language, path=path))
+        lines.append(say("note.written", path=path))
     return "\n".join(lines) + "\n"
 
 
-def _notes(block: ServetuneBlock, lang: Language) -> list[str]:
+def _notes(block: ServetuneBlock, say: Voice) -> list[str]:
     notes: list[str] = []
     if block.get("errors_by_kind"):
         kinds = ", ".join(f"{k} {v}" for k, v in sorted(block["errors_by_kind"].items()))
-        notes.append(_t("note.errors", lang, kinds=kinds))
+        notes.append(say("note.errors", kinds=kinds))
     client = block["client"]
     lag = client["send_lag_s"]["percentiles"].get("99")
     if lag is not None:
-        notes.append(_t("note.send_lag", lang, ms=f"{lag * 1000:.2f}"))
+        notes.append(say("note.send_lag", ms=f"{lag * 1000:.2f}"))
     if client["saturated"]:
         limit_ms = f"{client['lag_limit_s'] * 1000:g}"
-        notes += wrap(_t("note.saturated", lang, limit_ms=limit_ms), "")
+        notes += wrap(say("note.saturated", limit_ms=limit_ms), "")
     goodput = block.get("goodput")
     share = goodput["good_share"] if goodput else None
     if share is not None:
-        notes.append(_t("note.good_share", lang, percent=f"{share * 100:.1f}"))
+        notes.append(say("note.good_share", percent=f"{share * 100:.1f}"))
     summary = block["server_metrics"].get("summary")
     if summary:
-        notes.append(_server_note(summary, lang))
+        notes.append(_server_note(summary, say))
     prefix = block.get("prefix_cache")
     if prefix:
-        notes += _prefix_cache_notes(prefix, lang)
+        notes += _prefix_cache_notes(prefix, say)
     return notes
 
 
-def _prefix_cache_notes(prefix: PrefixCacheDoc, lang: Language) -> list[str]:
+def _prefix_cache_notes(prefix: PrefixCacheDoc, say: Voice) -> list[str]:
     rate = prefix["hit_rate"]
-    shown = _t("na", lang) if rate is None else f"{rate:.1%}"
-    how = _t(f"note.isolation.{prefix['isolation']}", lang, seed=prefix["prompt_seed"])
-    notes = [_t("note.prefix_cache", lang, rate=shown, how=how)]
+    shown = say("na") if rate is None else f"{rate:.1%}"
+    how = say(f"note.isolation.{prefix['isolation']}", seed=prefix["prompt_seed"])
+    notes = [say("note.prefix_cache", rate=shown, how=how)]
     if prefix["unexpected_hits"]:
         expected = f"{prefix['expected_hit_rate'] or 0.0:.1%}"
-        notes += wrap(_t("note.prefix_cache_warning", lang, rate=shown, expected=expected), "")
+        notes += wrap(say("note.prefix_cache_warning", rate=shown, expected=expected), "")
     return notes
 
 
-def _server_note(summary: MetricsSummaryDoc, lang: Language) -> str:
+def _server_note(summary: MetricsSummaryDoc, say: Voice) -> str:
     def num(value: float | None) -> str:
-        return _t("na", lang) if value is None else f"{value:g}"
+        return say("na") if value is None else f"{value:g}"
 
     kv = summary["peak_kv_cache_usage"]
-    return _t(
+    return say(
         "note.server",
-        lang,
         running=num(summary["peak_running"]),
         waiting=num(summary["peak_waiting"]),
-        kv_cache=_t("na", lang) if kv is None else f"{kv:.0%}",
+        kv_cache=say("na") if kv is None else f"{kv:.0%}",
         preemptions=num(summary["preemptions"]),
     )

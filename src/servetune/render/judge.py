@@ -15,17 +15,13 @@ from typing import TYPE_CHECKING
 from servetune import texts
 from servetune.judge.compare import CONFIDENCE, signed_pct
 from servetune.render.check import display_width, wrap
-from servetune.texts import Language
+from servetune.texts import Language, Voice
 
 if TYPE_CHECKING:
     from servetune.judge.accept import Acceptance
     from servetune.judge.compare import Comparison, ConfigChange, MetricComparison
 
 WIDTH = 80
-
-
-def _t(key: str, lang: Language, **facts: object) -> str:
-    return texts.format("judge", key, lang, **facts)
 
 
 def _columns(*cells: str) -> str:
@@ -51,12 +47,12 @@ def _number(value: float | None) -> str:
     return f"{value:.1f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
-def _row_text(m: MetricComparison, lang: Language) -> str:
+def _row_text(m: MetricComparison, say: Voice) -> str:
     change = signed_pct(m.change_pct) if m.change_pct is not None else "-"
     ci = "-"
     if m.ci_low_pct is not None and m.ci_high_pct is not None:
         ci = f"{m.ci_low_pct:+.1f}..{m.ci_high_pct:+.1f}%"
-    verdict = _t(f"verdict.{m.verdict}", lang)
+    verdict = say(f"verdict.{m.verdict}")
     return _columns(m.name, _number(m.before), _number(m.after), change, ci, verdict)
 
 
@@ -66,8 +62,8 @@ def _wrapped(text: str, indent: str = "  ") -> list[str]:
     return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ")
 
 
-def _change_text(ch: ConfigChange, lang: Language) -> str:
-    unset, default = _t("compare.unset", lang), _t("compare.default", lang)
+def _change_text(ch: ConfigChange, say: Voice) -> str:
+    unset, default = say("compare.unset"), say("compare.default")
     b = (ch.before or unset) + (default if ch.before_default and ch.before else "")
     a = (ch.after or unset) + (default if ch.after_default and ch.after else "")
     return f"{ch.flag}: {b} -> {a}"
@@ -75,54 +71,52 @@ def _change_text(ch: ConfigChange, lang: Language) -> str:
 
 def comparison_text(c: Comparison, language: Language = "en") -> str:
     """The human report: the conclusion in one sentence, then a table in 80 columns."""
-    lang = language
-    method = _t(f"compare.method.{c.ci_method}", lang)
-    runs = _t(
+    say = texts.Voice("judge", language)
+    method = say(f"compare.method.{c.ci_method}")
+    runs = say(
         "compare.runs",
-        lang,
         before=c.runs_before,
         after=c.runs_after,
         confidence=f"{CONFIDENCE:.0%}",
         method=method,
     )
     names = ("metric", "before", "after", "change", "ci", "verdict")
-    header = _columns(*(_t(f"compare.column.{name}", lang) for name in names))
+    header = _columns(*(say(f"compare.column.{name}") for name in names))
     lines = [
-        *_wrapped(c.conclusion_in(lang), ""),
+        *_wrapped(c.conclusion_in(language), ""),
         *_wrapped(runs, ""),
         "",
         header,
-        *(_row_text(m, lang) for m in c.metrics),
+        *(_row_text(m, say) for m in c.metrics),
     ]
     if c.config_changes:
-        lines += ["", _t("compare.changed_flags", lang)]
+        lines += ["", say("compare.changed_flags")]
         for ch in c.config_changes:
-            lines += _wrapped(_change_text(ch, lang))
+            lines += _wrapped(_change_text(ch, say))
     if c.warnings:
-        lines += ["", _t("compare.warnings", lang)]
+        lines += ["", say("compare.warnings")]
         for w in c.warnings:
-            lines += _wrapped(f"[{w.rule}] {w.text(lang)}")
-    if (step := c.next_step_in(lang)) is not None:
-        lines += ["", *_wrapped(_t("compare.next_step", lang, step=step), "")]
+            lines += _wrapped(f"[{w.rule}] {w.text(language)}")
+    if (step := c.next_step_in(language)) is not None:
+        lines += ["", *_wrapped(say("compare.next_step", step=step), "")]
     return "\n".join(lines) + "\n"
 
 
 def acceptance_text(result: Acceptance, language: Language = "en") -> str:
     """The verdict on the first line, then one line per check."""
-    lang = language
+    say = texts.Voice("judge", language)
     if result.accepted:
-        head = _t("accept.accepted", lang)
+        head = say("accept.accepted")
     else:
         failed, unknown = result.count("fail"), result.count("unknown")
-        head = _t("accept.not_accepted", lang, failed=failed, unknown=unknown)
+        head = say("accept.not_accepted", failed=failed, unknown=unknown)
     lines = [head]
     lines += [
-        _t(
+        say(
             "accept.check",
-            lang,
-            status=_t(f"status.{c.status}", lang),
-            name=_t(f"check.{c.id}", lang) if texts.has("judge", f"check.{c.id}") else c.name,
-            evidence=c.evidence_in(lang),
+            status=say(f"status.{c.status}"),
+            name=say(f"check.{c.id}") if say.has(f"check.{c.id}") else c.name,
+            evidence=c.evidence_in(language),
         )
         for c in result.checks
     ]

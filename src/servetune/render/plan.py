@@ -1,23 +1,20 @@
-"""The terminal view of a `plan` result and its continuous-vs-static plot (the JSON view is
-`plan.planner.result_json`)."""
+"""The terminal view of a `plan` result (or of a command check refuses) and its
+continuous-vs-static plot. The JSON view is `PlanResult.to_json`."""
 
 from __future__ import annotations
 
 import io
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 from servetune import texts
-from servetune.errors import ServetuneError
+from servetune.errors import MissingExtra, ServetuneError
 from servetune.plan import predict
 from servetune.plan.planner import PlanResult
 from servetune.plan.simulate import Load
-from servetune.render.check import wrap
-from servetune.texts import Language
-
-
-def _t(key: str, lang: Language, **facts: object) -> str:
-    return texts.format("plan", key, lang, **facts)
+from servetune.render.check import display_width, wrap
+from servetune.texts import Language, Voice
 
 
 def _n(value: float | None, digits: int = 0) -> str:
@@ -26,31 +23,46 @@ def _n(value: float | None, digits: int = 0) -> str:
     return f"{value:,.{digits}f}"
 
 
-def _load(load: Load, lang: Language) -> str:
+def _load(load: Load, say: Voice) -> str:
     if load.concurrency is not None:
-        return _t("load.closed", lang, users=load.concurrency)
-    return _t("load.open", lang, rate=_n(load.request_rate, 2), num=load.num_prompts)
+        return say("load.closed", users=load.concurrency)
+    return say("load.open", rate=_n(load.request_rate, 2), num=load.num_prompts)
 
 
-def _row(name: str, gpus: str, outcome: predict.Outcome | None) -> str:
+def _left(text: str, width: int) -> str:
+    """`text` padded to `width` columns (wide characters count two)."""
+    return text + " " * max(0, width - display_width(text))
+
+
+def _right(text: str, width: int) -> str:
+    return " " * max(0, width - display_width(text)) + text
+
+
+def _line(name: str, gpus: str, cells: tuple[str, str, str, str, str] | None) -> str:
+    """One row of the table: configuration, GPUs, then out, TTFT, TPOT, users and verdict."""
+    if cells is None:
+        return f"  {_left(name, 28)} {_left(gpus, 20)}"
+    out, ttft, tpot, users, verdict = cells
+    numbers = f"{_right(out, 9)} {_right(ttft, 13)} {_right(tpot, 11)} {_right(users, 6)}"
+    return f"  {_left(name, 28)} {_left(gpus, 20)} {numbers} {verdict}"
+
+
+def _row(name: str, gpus: str, outcome: predict.Outcome | None, say: Voice) -> str:
     if outcome is None:
-        return f"  {name:<28} {gpus:<20}"
+        return _line(name, gpus, None)
     p = outcome.prediction
-    verdict = outcome.verdict or "-"
+    verdict = say(f"col.verdict.{outcome.verdict}") if outcome.verdict else "-"
     users = _n(p.max_concurrency_meeting_slo) if p.max_concurrency_meeting_slo else "-"
     ttft = f"{_n(p.mean_ttft_ms)}/{_n(p.p99_ttft_ms)}"
     tpot = f"{_n(p.mean_tpot_ms, 1)}/{_n(p.p99_tpot_ms, 1)}"
-    out = _n(p.output_throughput)
-    return f"  {name:<28} {gpus:<20} {out:>9} {ttft:>13} {tpot:>11} {users:>6} {verdict}"
+    return _line(name, gpus, (_n(p.output_throughput), ttft, tpot, users, verdict))
 
 
-def _head(lang: Language) -> str:
+def _head(say: Voice) -> str:
     cols = ("config", "gpus", "out", "ttft", "tpot", "users", "verdict")
-    c = {k: _t(f"col.{k}", lang) for k in cols}
-    return (
-        f"  {c['config']:<28} {c['gpus']:<20} {c['out']:>9} {c['ttft']:>13} {c['tpot']:>11} "
-        f"{c['users']:>6} {c['verdict']}"
-    )
+    c = {k: say(f"col.{k}") for k in cols}
+    cells = (c["out"], c["ttft"], c["tpot"], c["users"], c["verdict"])
+    return _line(c["config"], c["gpus"], cells)
 
 
 def _targets(slo: predict.Slo) -> str:
@@ -62,43 +74,40 @@ def _targets(slo: predict.Slo) -> str:
     return ", ".join(parts)
 
 
-def _summary(result: PlanResult, lang: Language) -> list[str]:
+def _summary(result: PlanResult, say: Voice) -> list[str]:
     base, p = result.base, result.base.prediction
-    kv = _n(p.kv_cache_tokens) if p.kv_cache_tokens is not None else _t("kv.unknown", lang)
-    lines = wrap(_t("bound", lang, bound=_t(f"bound.{base.bound}", lang), kv=kv), "  ")
+    kv = _n(p.kv_cache_tokens) if p.kv_cache_tokens is not None else say("kv.unknown")
+    lines = wrap(say("bound", bound=say(f"bound.{base.bound}"), kv=kv), "  ")
     if base.verdict is not None:
-        verdict = _t(f"verdict.{base.verdict}", lang)
-        targets = _t(
-            "targets", lang, percentile=result.slo.percentile, targets=_targets(result.slo)
-        )
-        lines += wrap(f"{targets} {verdict}.", "  ")
+        verdict = say(f"verdict.{base.verdict}")
+        targets = say("targets", percentile=result.slo.percentile, targets=_targets(result.slo))
+        lines += wrap(say("targets.verdict", targets=targets, verdict=verdict), "  ")
         if p.max_concurrency_meeting_slo:
             lines += wrap(
-                _t("capacity", lang, users=p.max_concurrency_meeting_slo, qps=_n(p.qps_per_gpu, 2)),
+                say("capacity", users=p.max_concurrency_meeting_slo, qps=_n(p.qps_per_gpu, 2)),
                 "  ",
             )
         else:
-            lines += wrap(_t("capacity.none", lang), "  ")
+            lines += wrap(say("capacity.none"), "  ")
     return lines
 
 
-def _what_ifs(result: PlanResult, lang: Language) -> list[str]:
+def _what_ifs(result: PlanResult, say: Voice) -> list[str]:
     if not result.what_ifs:
         return []
-    lines = ["", _t("what_if.header", lang), _head(lang)]
+    lines = ["", say("what_if.header"), _head(say)]
     for w in result.what_ifs:
-        lines.append(_row(w.change, w.gpus, w.outcome))
+        lines.append(_row(w.change, w.gpus, w.outcome, say))
         if w.outcome is None and w.note:
-            lines += wrap(_t("what_if.refused", lang, note=w.note), "      ")
+            lines += wrap(say("what_if.refused", note=w.note.text(say.language)), "      ")
     return lines
 
 
-def _batching(result: PlanResult, lang: Language) -> list[str]:
+def _batching(result: PlanResult, say: Voice) -> list[str]:
     c, s = result.base.prediction, result.static
     factor = c.output_throughput / s.output_throughput if s.output_throughput else math.nan
-    line = _t(
+    line = say(
         "batching.line",
-        lang,
         c_out=_n(c.output_throughput),
         c_ttft=_n(c.mean_ttft_ms),
         c_e2el=_n(c.mean_e2el_ms),
@@ -107,23 +116,21 @@ def _batching(result: PlanResult, lang: Language) -> list[str]:
         s_e2el=_n(s.mean_e2el_ms),
         factor=_n(factor, 1),
     )
-    return ["", _t("batching.header", lang), *wrap(line, "  ")]
+    return ["", say("batching.header"), *wrap(line, "  ")]
 
 
-def _lag(result: PlanResult, lang: Language) -> str:
+def _lag(result: PlanResult, say: Voice) -> str:
     p, users = result.base.prediction, result.load.concurrency
     who = users if users is not None else f"{_n(result.load.request_rate, 2)} req/s"
     if result.base.verdict is None:
-        return _t(
+        return say(
             "answer.lag.unknown",
-            lang,
             users=who,
             ttft=_n(p.mean_ttft_ms),
             tpot=_n(p.mean_tpot_ms, 1),
         )
-    detail = _t(
+    detail = say(
         "answer.detail",
-        lang,
         percentile=result.slo.percentile,
         ttft=_n(p.slo_ttft_ms),
         tpot=_n(p.slo_tpot_ms, 1),
@@ -134,52 +141,50 @@ def _lag(result: PlanResult, lang: Language) -> str:
     ]
     if ok is None:
         key = "answer.lag.yes.none"
-    return _t(key, lang, users=who, detail=detail, ok=ok if ok is not None else "-")
+    return say(key, users=who, detail=detail, ok=ok if ok is not None else "-")
 
 
-def _qps(result: PlanResult, lang: Language) -> str:
+def _qps(result: PlanResult, say: Voice) -> str:
     p = result.base.prediction
     if result.slo.empty:
         per_gpu = p.request_throughput / max(result.report.settings.gpus_needed, 1)
-        return _t("answer.qps.unknown", lang, qps=_n(per_gpu, 2))
+        return say("answer.qps.unknown", qps=_n(per_gpu, 2))
     if p.qps_per_gpu is None:
-        return _t("answer.qps.none", lang)
-    return _t("answer.qps", lang, qps=_n(p.qps_per_gpu, 2))
+        return say("answer.qps.none")
+    return say("answer.qps", qps=_n(p.qps_per_gpu, 2))
 
 
-def _best(result: PlanResult, lang: Language) -> str:
+def _best(result: PlanResult, say: Voice) -> str:
     best = result.best
     if best is None or best.outcome is None:
-        return _t("answer.best.none", lang)
+        return say("answer.best.none")
     p, base = best.outcome.prediction, result.base.prediction
     if not result.slo.empty:
-        what = _t(
+        what = say(
             "answer.best.users",
-            lang,
             users=p.max_concurrency_meeting_slo or 0,
             base=base.max_concurrency_meeting_slo or 0,
         )
     else:
-        what = _t(
+        what = say(
             "answer.best.throughput",
-            lang,
             out=_n(p.output_throughput),
             base=_n(base.output_throughput),
         )
-    return _t("answer.best", lang, change=best.change, gpus=best.gpus, what=what)
+    return say("answer.best", change=best.change, gpus=best.gpus, what=what)
 
 
 def plan_text(result: PlanResult, lang: Language = "en") -> str:
     """The table, what-ifs, batching comparison and the plain-language answer."""
+    say = texts.Voice("plan", lang)
     report, load = result.report, result.load
     machine = f"{report.hardware.count}x {report.hardware.name}" if report.hardware else "?"
     model = report.model.model_id if report.model else report.command.model or "?"
-    header = _t(
+    header = say(
         "header",
-        lang,
         model=model,
         machine=machine,
-        load=_load(load, lang),
+        load=_load(load, say),
         input_len=load.input_len,
         output_len=load.output_len,
     )
@@ -187,22 +192,39 @@ def plan_text(result: PlanResult, lang: Language = "en") -> str:
     lines = [
         *wrap(header, ""),
         "",
-        _head(lang),
-        _row(_t("row.this", lang), gpus, result.base),
+        _head(say),
+        _row(say("row.this"), gpus, result.base, say),
     ]
-    lines += _summary(result, lang) + _what_ifs(result, lang) + _batching(result, lang)
-    lines += ["", _t("answer.header", lang)]
-    for sentence in (_lag(result, lang), _qps(result, lang), _best(result, lang)):
+    lines += _summary(result, say) + _what_ifs(result, say) + _batching(result, say)
+    lines += ["", say("answer.header")]
+    for sentence in (_lag(result, say), _qps(result, say), _best(result, say)):
         lines += wrap(sentence, "  ", "- ")
     if result.notes:
-        lines += ["", _t("notes", lang)]
+        lines += ["", say("notes")]
         for note in result.notes:
             lines += wrap(note.text(lang), "  ", "- ")
     return "\n".join(lines) + "\n"
 
 
-class PlotUnavailable(ServetuneError):
-    """matplotlib is not installed."""
+def refused_text(errors: Sequence[tuple[str, str]], lang: Language = "en") -> str:
+    """What plan says of a command check refuses: the (rule, title) of each error finding."""
+    lines = [texts.Voice("plan", lang)("refused")]
+    lines += [f"  [{rule}] {title}" for rule, title in errors]
+    return "\n".join(lines) + "\n"
+
+
+def refused_json(errors: Sequence[tuple[str, str]]) -> dict[str, object]:
+    """The `--format json` object for a command check refuses."""
+    return {
+        "schema_version": 1,
+        "error": "cannot-run",
+        "errors": [{"rule": rule, "title": title} for rule, title in errors],
+    }
+
+
+def plot_written(path: Path, lang: Language = "en") -> str:
+    """The line that says where `--plot` went (after a blank one)."""
+    return "\n" + texts.Voice("plan", lang)("plot.written", path=path) + "\n"
 
 
 def write_plot(path: Path, sweep: list[tuple[int, predict.Prediction, predict.Prediction]]) -> Path:
@@ -211,9 +233,7 @@ def write_plot(path: Path, sweep: list[tuple[int, predict.Prediction, predict.Pr
     try:
         from matplotlib.figure import Figure
     except ImportError as exc:
-        raise PlotUnavailable(
-            "matplotlib is not installed: no plot", "pip install 'servetune[report]'"
-        ) from exc
+        raise MissingExtra("report", "plan's --plot") from exc
     fig = Figure(figsize=(9.0, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     users = [u for u, _, _ in sweep]

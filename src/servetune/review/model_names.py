@@ -90,25 +90,31 @@ def match_name(model: str, checkpoints: Iterable[str]) -> NameMatch | None:
     return NameMatch(best, tokens(last_part(best)) == wanted)
 
 
+# What a name's quantization word means, first match wins (`-AWQ`, `-GPTQ-Int8`, `-NVFP4`...).
+_NAMED_FORMATS: tuple[tuple[str, dict[str, object]], ...] = (
+    (r"awq", {"quant_method": "awq", "bits": 4, "group_size": 128}),
+    (r"gptq", {"quant_method": "gptq", "group_size": 128}),
+    (r"nvfp4|(?<!mx)fp4", {"quant_method": "modelopt", "quant_algo": "NVFP4"}),  # ModelOpt
+    (r"mxfp4", {"quant_method": "mxfp4"}),
+    (r"fp8", {"quant_method": "fp8"}),
+    (r"gguf", {"quant_method": "gguf"}),  # llama.cpp files: Q4_K_M, Q8_0, IQ3_XS...
+    (r"bnb|[48]-?bit", {"quant_method": "bitsandbytes"}),
+)
+
+
 def quantization_in_name(model: str) -> dict[str, object] | None:
     """The quantization a name announces (`-AWQ`, `-GPTQ-Int8`, `-FP8`, `-NVFP4`, `-MXFP4`,
     `-bnb-4bit`, a `.gguf` file's `Q4_K_M`), written as the `quantization_config` such
     checkpoints carry; None when the name says nothing."""
     text = last_part(model).lower()
     bits = 8 if re.search(r"int8|8-?bit|w8a16", text) else 4
-    if "awq" in text:
-        return {"quant_method": "awq", "bits": 4, "group_size": 128}
-    if "gptq" in text:
-        return {"quant_method": "gptq", "bits": bits, "group_size": 128}
-    if re.search(r"nvfp4|(?<!mx)fp4", text):  # NVIDIA's NVFP4 releases (ModelOpt)
-        return {"quant_method": "modelopt", "quant_algo": "NVFP4"}
-    if "mxfp4" in text:
-        return {"quant_method": "mxfp4"}
-    if "fp8" in text:
-        return {"quant_method": "fp8"}
-    if "gguf" in text:  # llama.cpp files: Q4_K_M, Q8_0, IQ3_XS...
-        found = re.search(r"(?:^|[-_.])i?q(\d)", text)
-        return {"quant_method": "gguf", "bits": int(found.group(1)) if found else 4}
-    if "bnb" in text or re.search(r"[48]-?bit", text):
-        return {"quant_method": "bitsandbytes", "bits": bits}
+    for pattern, config in _NAMED_FORMATS:
+        if not re.search(pattern, text):
+            continue
+        if config["quant_method"] in ("gptq", "bitsandbytes"):
+            return {**config, "bits": bits}
+        if config["quant_method"] == "gguf":
+            found = re.search(r"(?:^|[-_.])i?q(\d)", text)
+            return {**config, "bits": int(found.group(1)) if found else 4}
+        return dict(config)
     return None

@@ -18,6 +18,9 @@ text only through `get` / `format` (or `table` where it must walk a whole area);
 imports the table modules, so a zh-TW table is loaded only when a zh-TW text is asked for
 (`servetune check` must start fast).
 
+A view says the texts of its area through a `Voice`, the area and the language bound once:
+`say = texts.Voice("plan", language)`, then `say("bound", bound=..., kv=...)`.
+
 A sentence decided in one place and said in another (a finding's reason, a comparison's
 warning) is a `Sentence` (`texts/sentence.py`): a key of one area and its facts, said in English
 for JSON documents and in the user's language by the terminal views.
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal, get_args
 
@@ -39,7 +43,7 @@ Language = Literal["en", "zh-TW"]
 LANGUAGES: tuple[Language, ...] = get_args(Language)
 SUFFIXES: dict[Language, str] = {"en": "en", "zh-TW": "zh_tw"}
 
-Area = Literal["review", "explain", "bench", "quality", "doctor", "tune", "judge", "plan"]
+Area = Literal["review", "explain", "bench", "quality", "doctor", "tune", "judge", "plan", "serve"]
 AREAS: tuple[Area, ...] = get_args(Area)
 
 
@@ -70,6 +74,33 @@ def format(area: Area, key: str, language: Language = "en", /, **facts: object) 
         return get(area, key, language).format(**facts)
     except KeyError as missing:
         raise KeyError(f"text {key!r} in area {area!r} needs the fact {missing}") from None
+
+
+@dataclass(frozen=True)
+class Voice:
+    """The texts of one area said in one language: what every view speaks through.
+
+    `Voice("tune", "zh-TW")("summary.limit", limit=...)` is
+    `format("tune", "summary.limit", "zh-TW", limit=...)`.
+    """
+
+    area: Area
+    language: Language = "en"
+
+    def __call__(self, key: str, /, **facts: object) -> str:
+        """The text of `key`, its placeholders filled from `facts`."""
+        return format(self.area, key, self.language, **facts)
+
+    def has(self, key: str) -> bool:
+        return has(self.area, key)
+
+    def get(self, key: str) -> str:
+        """The text of `key` as written (a template, not filled in)."""
+        return get(self.area, key, self.language)
+
+    def in_language(self, language: Language) -> Voice:
+        """The same area in another language."""
+        return replace(self, language=language)
 
 
 from servetune.texts.sentence import Sentence as Sentence  # noqa: E402 - it uses this module

@@ -14,6 +14,9 @@ TEXTS: dict[str, str] = {
     "col.tpot": "TPOT mean/p99 ms",
     "col.users": "users OK",
     "col.verdict": "verdict",
+    "col.verdict.meets": "meets",
+    "col.verdict.marginal": "marginal",
+    "col.verdict.fails": "fails",
     "row.this": "this command",
     "bound": "What limits it: {bound}. KV cache: {kv} tokens.",
     "bound.kv-cache": "the KV cache (requests wait or are preempted for lack of blocks)",
@@ -24,6 +27,7 @@ TEXTS: dict[str, str] = {
     "bound.interconnect": "the interconnect (tensor-parallel all-reduce)",
     "kv.unknown": "unknown",
     "targets": "Targets (p{percentile}): {targets}.",
+    "targets.verdict": "{targets} {verdict}.",
     "verdict.meets": "MEETS the targets",
     "verdict.marginal": "MARGINAL: within 10% of a target",
     "verdict.fails": "FAILS a target",
@@ -31,6 +35,8 @@ TEXTS: dict[str, str] = {
     "capacity.none": "Even one user misses the targets on this configuration.",
     "what_if.header": "What if (one change each):",
     "what_if.refused": "left out: {note}",
+    "what_if.refused.rules": "vLLM would refuse it: {rules}",
+    "what_if.refused.error": "{error}",
     "batching.header": "Continuous vs static batching, same load:",
     "batching.line": (
         "continuous (vLLM, the shared taxi): {c_out} tok/s, mean TTFT {c_ttft} ms, mean "
@@ -61,7 +67,8 @@ TEXTS: dict[str, str] = {
     "answer.best.throughput": "{out} output tok/s instead of {base}",
     "answer.best.none": "No what-if could be predicted for this configuration.",
     "notes": "Notes:",
-    "plot.saved": "Plot written to {path}.",
+    "plot.written": "plot: {path}",
+    "refused": "This configuration cannot run; check finds:",
     "note.uncalibrated": (
         "uncalibrated: the step-time constants are defaults fitted to published runs "
         "(bandwidth efficiency {bandwidth}, compute efficiency {compute}, {step_ms} ms per "

@@ -16,6 +16,9 @@ TEXTS: dict[str, str] = {
     "col.tpot": "TPOT 平均/p99 ms",
     "col.users": "可承載人數",
     "col.verdict": "結論",
+    "col.verdict.meets": "達標",
+    "col.verdict.marginal": "勉強",
+    "col.verdict.fails": "未達標",
     "row.this": "目前的指令",
     "bound": "瓶頸：{bound}。KV cache：{kv} token。",
     "bound.kv-cache": "KV cache（請求因區塊不足而等待或被搶佔）",
@@ -26,6 +29,7 @@ TEXTS: dict[str, str] = {
     "bound.interconnect": "GPU 之間的互連（張量平行的 all-reduce）",
     "kv.unknown": "未知",
     "targets": "目標（p{percentile}）：{targets}。",
+    "targets.verdict": "{targets}{verdict}。",
     "verdict.meets": "達標",
     "verdict.marginal": "勉強：距離某個目標不到 10%",
     "verdict.fails": "未達標",
@@ -33,6 +37,8 @@ TEXTS: dict[str, str] = {
     "capacity.none": "在這個設定下，即使只有一位使用者也達不到目標。",
     "what_if.header": "如果（每次只改一項）：",
     "what_if.refused": "略過：{note}",
+    "what_if.refused.rules": "vLLM 會拒絕這個設定：{rules}",
+    "what_if.refused.error": "無法檢查：{error}",
     "batching.header": "同樣的負載下，連續批次 vs 靜態批次：",
     "batching.line": (
         "連續批次（vLLM，共乘計程車）：{c_out} tok/s，平均 TTFT {c_ttft} ms，平均延遲 {c_e2el} ms；"
@@ -59,7 +65,8 @@ TEXTS: dict[str, str] = {
     "answer.best.throughput": "輸出從 {base} tok/s 變成 {out} tok/s",
     "answer.best.none": "這個設定沒有任何可預測的改動。",
     "notes": "附註：",
-    "plot.saved": "圖已寫入 {path}。",
+    "plot.written": "圖：{path}",
+    "refused": "這個設定無法執行；check 找到：",
     "note.uncalibrated": (
         "未校準：每步耗時的常數是依公開測量結果擬合的預設值（頻寬效率 {bandwidth}、運算效率 "
         "{compute}、每步 {step_ms} ms、每個請求每步 {seq_us} us）；要得到準確的數字，請用 "

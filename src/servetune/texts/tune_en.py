@@ -1,8 +1,8 @@
 """What `tune` says, in English: the limits it names, its next step, its summary and report.
 
 `limit.<id>` explains each limit in one sentence; `next.*` is tune.json's `next_step`;
-`summary.*` are the terminal summary's words; `report.*` the HTML report's; `progress.*` the
-live lines while it runs.
+`summary.*` are the terminal summary's words; `report.*` the HTML report's; `interference.*`
+the interference check's verdict; `interrupted` what it says on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -52,10 +52,14 @@ TEXTS: dict[str, str] = {
     "summary.starts": ("{starts} server starts; {start_s} starting, {measure_s} measuring"),
     "summary.report": "Report: {path}",
     "summary.next": "Next step: {text}",
+    "interrupted": (
+        "interrupted: finished trials are kept in {output}; rerun the same command to resume"
+    ),
     "summary.diff": "Changes against your command:",
     "summary.no-diff": "(none: your command is the best)",
     "report.title": "servetune tune report",
-    "report.targets": "Targets",
+    "report.targets": "Targets: {targets} ms; {spent}",
+    "report.starts": "{starts} starts, {start_s} s starting, {measure_s} s measuring",
     "report.latency": "{metric} p{percentile} (ms) by concurrent users",
     "report.throughput": "Output throughput (tok/s) by concurrent users",
     "report.col.trial": "trial",

@@ -19,8 +19,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from servetune import texts
-from servetune.texts import Language
 from servetune.tune import knobs
 from servetune.tune.executor import Executor, gpus_needed
 from servetune.tune.search import (
@@ -37,6 +35,7 @@ from servetune.tune.search import (
     knob_values,
     outcome,
 )
+from servetune.tune.sentence import Sentence
 from servetune.tune.trial import EventSink, TrialResult, TrialSpec
 
 INTERFERENCE_PCT = 3.0  # beyond this, side-by-side numbers are not comparable with alone ones
@@ -61,17 +60,27 @@ class Interference:
             return self.beside_throughput is not None or self.beside_users is None
         return abs(self.difference_pct) <= INTERFERENCE_PCT
 
-    def as_json(self) -> dict[str, Any]:
+    @property
+    def note(self) -> Sentence:
+        """The check's verdict in one sentence."""
+        key = "interference.comparable" if self.comparable else "interference.not-comparable"
+        diff = "?" if self.difference_pct is None else f"{self.difference_pct:+.1f}%"
+        return Sentence(key, diff=diff, threshold=f"{INTERFERENCE_PCT:g}%")
+
+    def to_json(self) -> dict[str, Any]:
+        alone = {"max_concurrency": self.alone_users, "output_throughput": self.alone_throughput}
+        beside = {
+            "max_concurrency": self.beside_users,
+            "output_throughput": self.beside_throughput,
+        }
         return {
-            "alone": {"max_concurrency": self.alone_users,
-                      "output_throughput": self.alone_throughput},
-            "beside": {"max_concurrency": self.beside_users,
-                       "output_throughput": self.beside_throughput},
+            "alone": alone,
+            "beside": beside,
             "difference_pct": self.difference_pct,
             "threshold_pct": INTERFERENCE_PCT,
             "comparable": self.comparable,
             "folder": self.folder,
-        }  # fmt: skip
+        }
 
 
 def interference(alone: TrialResult, beside: TrialResult, folder: Path) -> Interference:
@@ -191,7 +200,7 @@ def search(
                 idle += 1
         if beside:
             checked = interference(baseline, results[-1], config.output / BESIDE_FOLDER)
-            on_event(interference_note(checked, config.language))
+            on_event(checked.note.text())
             if not checked.comparable:
                 executor.one_per_node()
     if interference_check and checked is None:
@@ -210,19 +219,3 @@ def _replay(found: Mapping[str, TrialResult]) -> Runner:
 
 def _unused(_spec: TrialSpec, _sink: EventSink) -> TrialResult:
     raise AssertionError("every trial runs through the executor")
-
-
-def interference_note(checked: Interference, language: Language) -> str:
-    """The check's verdict in one sentence."""
-    key = "interference.comparable" if checked.comparable else "interference.not-comparable"
-    diff = "?" if checked.difference_pct is None else f"{checked.difference_pct:+.1f}%"
-    return texts.format("tune", key, language, diff=diff, threshold=f"{INTERFERENCE_PCT:g}%")
-
-
-def interference_notes(result: TuneResult) -> list[str]:
-    """The verdict in English and, when another, the report's language (none without a check)."""
-    if result.interference is None:
-        return []
-    language = result.config.language
-    languages: list[Language] = ["en"] if language == "en" else ["en", language]
-    return [interference_note(result.interference, lang) for lang in languages]

@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from servetune.errors import UsageError
 from servetune.judge.compare import compare, load_side
@@ -27,13 +27,13 @@ from servetune.measure.bench import EndpointPath
 from servetune.measure.workload import WorkloadSpec
 from servetune.review.check import CheckOptions, Report, check_command
 from servetune.review.settings import Settings
-from servetune.texts import Language
-from servetune.tune import knobs
+from servetune.tune import knobs, output
 from servetune.tune.trial import EventSink, Targets, TrialResult, TrialSpec, run_trial
 from servetune.vllm.serve_command import ArgValue, ServeCommand, parse_tokens
 
 if TYPE_CHECKING:
     from servetune.tune.parallel import Interference
+    from servetune.tune.sentence import Sentence
 
 Runner = Callable[[TrialSpec, EventSink], TrialResult]
 _NOT_CARRIED = ("--host", "--port")  # each trial listens on a free loopback port
@@ -55,7 +55,6 @@ class TuneConfig:
     seed: int = 0
     gpus: str | None = None
     vllm_version: str | None = None
-    language: Language = "en"
     ready_timeout_s: float = 1800.0
     knobs: Mapping[str, tuple[str, ...]] | None = None  # None: the default knobs
     max_starts: int = 12
@@ -104,6 +103,15 @@ class TuneResult:
     @property
     def measure_s(self) -> float:
         return sum(t.measure_s for t in self.trials)
+
+    @property
+    def next_step(self) -> Sentence:
+        """What to do now (tune.json's `next_step` in English; the views say it in theirs)."""
+        return output.next_step(self)
+
+    def to_json(self) -> dict[str, Any]:
+        """tune.json, exactly as the contract spells it."""
+        return output.document(self)
 
 
 def with_flags(command: ServeCommand, changes: Mapping[str, str]) -> ServeCommand:

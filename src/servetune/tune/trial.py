@@ -39,7 +39,7 @@ class Targets:
     slo_ms: Mapping[str, float]
     percentile: float = 99.0
 
-    def as_json(self) -> dict[str, float]:
+    def to_json(self) -> dict[str, float]:
         """`{"p99_ttft_ms": 2000, ...}` as tune.json spells them."""
         return {f"p{self.percentile:g}_{k}_ms": v for k, v in self.slo_ms.items()}
 

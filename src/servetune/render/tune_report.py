@@ -1,9 +1,10 @@
-"""`report.html`: one self-contained page (opens offline) with tune's curves, trials and winner.
+"""tune's `report.html`: one self-contained page (opens offline) with the curves, the trials and
+the winner.
 
 The plots are drawn by matplotlib (the `report` extra, imported only here and only when a
 report is written) as SVG and embedded as data URIs, so the page needs no network and no
 other file. Plot titles stay in English (matplotlib's bundled fonts have no CJK glyphs); the
-page's words follow --lang, and with zh-TW the summary is given in both languages.
+page's words follow the language asked for, and in zh-TW the summary is given in both languages.
 """
 
 from __future__ import annotations
@@ -16,17 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from servetune import texts
-from servetune.errors import ServetuneError
-from servetune.texts import Language
-from servetune.tune.output import REPORT_FILE, changes, document, next_step
-from servetune.tune.parallel import interference_notes
+from servetune.errors import MissingExtra
+from servetune.texts import Language, Sentence, Voice
+from servetune.tune.output import REPORT_FILE, changes
 from servetune.tune.search import TuneResult
 from servetune.tune.trial import TrialResult
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-INSTALL_HINT = "pip install 'servetune[report]' (matplotlib draws the plots)"
 _KEY_NAMES = {"ttft": "TTFT", "tpot": "TPOT", "itl": "ITL", "e2el": "E2EL"}
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
@@ -36,19 +35,14 @@ th{background:#f3f3f3}td.num{text-align:right}.best{background:#eef8ee}
 pre{background:#f7f7f7;padding:.8em;white-space:pre-wrap;overflow-wrap:anywhere}.add{color:#1a7f37}.del{color:#cf222e}
 .plots{display:flex;flex-wrap:wrap;gap:1em}.plot{width:520px;max-width:100%}
 """
-
-
-class ReportUnavailable(ServetuneError):
-    """The plotting library is not installed."""
+_PLOT_WORDS = texts.Voice("tune", "en")  # the plots' words (see the module's docstring)
 
 
 def _figure() -> Figure:
     try:
         from matplotlib.figure import Figure
     except ImportError as exc:
-        raise ReportUnavailable(
-            "matplotlib is not installed: no report.html", INSTALL_HINT
-        ) from exc
+        raise MissingExtra("report", "tune's report.html") from exc
     return Figure(figsize=(6.4, 4.0), layout="constrained")
 
 
@@ -79,6 +73,7 @@ def _label(trial: TrialResult, baseline: TrialResult) -> str:
 
 
 def _plot(result: TuneResult, value: str) -> str:
+    say = _PLOT_WORDS
     fig = _figure()
     ax = fig.add_subplot()
     measured = [t for t in result.trials if t.probes]
@@ -88,12 +83,12 @@ def _plot(result: TuneResult, value: str) -> str:
         ax.plot(xs, ys, style, marker="o", markersize=3, label=_label(trial, result.baseline))
     targets = result.config.targets
     if value in targets.slo_ms:
-        ax.axhline(targets.slo_ms[value], color="red", linestyle=":", label=_t("report.slo", "en"))
+        ax.axhline(targets.slo_ms[value], color="red", linestyle=":", label=say("report.slo"))
         name = _KEY_NAMES[value]
-        ax.set_title(_t("report.latency", "en", metric=name, percentile=f"{targets.percentile:g}"))
+        ax.set_title(say("report.latency", metric=name, percentile=f"{targets.percentile:g}"))
         ax.set_ylabel("ms")
     else:
-        ax.set_title(_t("report.throughput", "en"))
+        ax.set_title(say("report.throughput"))
         ax.set_ylabel("tok/s")
     ax.set_xlabel("concurrent users (closed loop)")
     ax.set_xscale("log", base=2)
@@ -101,10 +96,6 @@ def _plot(result: TuneResult, value: str) -> str:
     if ax.get_legend_handles_labels()[0]:  # no curve when no configuration was measured
         ax.legend(fontsize="x-small")
     return _svg_uri(fig)
-
-
-def _t(key: str, language: Language, **facts: object) -> str:
-    return texts.format("tune", key, language, **facts)
 
 
 def _row(trial: TrialResult, result: TuneResult) -> str:
@@ -124,9 +115,9 @@ def _row(trial: TrialResult, result: TuneResult) -> str:
     return f"<tr{css}>" + "".join(f"<td>{x}</td>" for x in cells) + "</tr>"
 
 
-def _table(result: TuneResult, language: Language) -> str:
+def _table(result: TuneResult, say: Voice) -> str:
     heads = ("trial", "changes", "status", "capacity", "throughput", "limit", "runs", "time")
-    head = "".join(f"<th>{html.escape(_t('report.col.' + h, language))}</th>" for h in heads)
+    head = "".join(f"<th>{html.escape(say('report.col.' + h))}</th>" for h in heads)
     rows = "".join(_row(t, result) for t in result.trials)
     return f"<table><tr>{head}</tr>{rows}</table>"
 
@@ -145,43 +136,63 @@ def _diff(result: TuneResult) -> str:
 
 def _plots(result: TuneResult) -> str:
     keys: Sequence[str] = [*result.config.targets.slo_ms, "throughput"]
-    imgs = [f'<img class="plot" data-metric="{k}" alt="{k}" src="{_plot(result, k)}">'
-            for k in keys]  # fmt: skip
+    imgs = [
+        f'<img class="plot" data-metric="{k}" alt="{k}" src="{_plot(result, k)}">' for k in keys
+    ]
     return '<div class="plots">' + "".join(imgs) + "</div>"
 
 
-def render(result: TuneResult, output: Path) -> str:
+def _in_both(sentence: Sentence, language: Language) -> list[str]:
+    """The sentence in English and, when another, in `language` too."""
+    languages: list[Language] = ["en"] if language == "en" else ["en", language]
+    return [sentence.text(lang) for lang in languages]
+
+
+def _paragraphs(said: list[str], css: str = "") -> list[str]:
+    return [f"<p{css}>{html.escape(text)}</p>" for text in said]
+
+
+def _header(result: TuneResult, say: Voice) -> list[str]:
+    title = html.escape(say("report.title"))
+    targets = ", ".join(f"{k} {v:g}" for k, v in result.config.targets.to_json().items())
+    spent = say(
+        "report.starts",
+        starts=result.server_starts,
+        start_s=f"{result.start_s:.0f}",
+        measure_s=f"{result.measure_s:.0f}",
+    )
+    checked = result.interference
+    notes = _in_both(checked.note, say.language) if checked else []
+    return [
+        f"<h1>{title}</h1>",
+        *_paragraphs(_in_both(result.next_step, say.language)),
+        f"<p>{html.escape(say('report.targets', targets=targets, spent=spent))}</p>",
+        *_paragraphs(notes, ' class="interference"'),
+    ]
+
+
+def page(result: TuneResult, language: Language = "en") -> str:
     """The report's HTML."""
-    language = result.config.language
-    doc = document(result, output)
-    summaries = [next_step(result, "en")]
-    if language != "en":
-        summaries.append(next_step(result, language))
-    targets = ", ".join(f"{k} {v:g}" for k, v in doc["slo"].items())
+    say = texts.Voice("tune", language)
     body = [
-        f"<h1>{html.escape(_t('report.title', language))}</h1>",
-        *(f"<p>{html.escape(s)}</p>" for s in summaries),
-        f"<p>{html.escape(_t('report.targets', language))}: {html.escape(targets)} ms; "
-        f"{doc['server_starts']} starts, {result.start_s:.0f} s starting, "
-        f"{result.measure_s:.0f} s measuring</p>",
-        *(f'<p class="interference">{html.escape(n)}</p>' for n in interference_notes(result)),
+        *_header(result, say),
         _plots(result),
-        f"<h2>{html.escape(_t('summary.trials', language).rstrip(':：'))}</h2>",
-        _table(result, language),
-        f"<h2>{html.escape(_t('report.command', language))}</h2>",
+        f"<h2>{html.escape(say('summary.trials').rstrip(':：'))}</h2>",
+        _table(result, say),
+        f"<h2>{html.escape(say('report.command'))}</h2>",
         _diff(result),
     ]
     lang = "zh-Hant-TW" if language == "zh-TW" else "en"
-    return (f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8">'
-            f"<title>{html.escape(_t('report.title', language))}</title><style>{_CSS}</style>"
-            f"</head><body>{''.join(body)}</body></html>\n")  # fmt: skip
+    title = html.escape(say("report.title"))
+    head = f'<head><meta charset="utf-8"><title>{title}</title><style>{_CSS}</style></head>'
+    return f'<!DOCTYPE html><html lang="{lang}">{head}<body>{"".join(body)}</body></html>\n'
 
 
-def write(result: TuneResult, output: Path) -> Path:
-    """Write report.html (atomically) and return its path."""
-    page = render(result, output)
-    path = output / REPORT_FILE
+def write(result: TuneResult, language: Language = "en") -> Path:
+    """Write DIR/report.html (atomically) and return its path."""
+    html_page = page(result, language)
+    path = result.config.output / REPORT_FILE
     tmp = path.with_suffix(".html.tmp")
-    tmp.write_text(page, encoding="utf-8")
+    tmp.write_text(html_page, encoding="utf-8")
     tmp.replace(path)
     return path
