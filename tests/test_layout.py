@@ -18,7 +18,9 @@ import servetune
 
 PACKAGE = Path(servetune.__file__).resolve().parent
 SHARED = frozenset({"", "errors", "_data", "_did_you_mean"})  # "": the package root
-FLOWS = frozenset({"vllm", "review", "launch", "measure", "judge", "quality", "plan", "tune"})
+FLOWS = frozenset(
+    {"vllm", "review", "launch", "measure", "judge", "quality", "plan", "tune", "monitor"}
+)
 
 # folder (or top-level module) -> what it may import besides itself and SHARED
 ALLOWED: dict[str, frozenset[str]] = {
@@ -30,6 +32,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "quality": frozenset({"vllm", "measure", "texts"}),
     "plan": frozenset({"vllm", "review", "measure", "judge", "texts"}),  # judge: reads results
     "tune": frozenset({"vllm", "review", "launch", "measure", "judge", "plan", "texts"}),
+    "monitor": frozenset({"vllm", "review", "measure", "judge", "texts"}),
     "texts": frozenset(),
     "render": FLOWS | {"texts"},
     "cli": FLOWS | {"texts", "render"},
