@@ -320,7 +320,8 @@ def _runs(points: Sequence[window.Point], verdicts: Sequence[Verdict]) -> list[I
             quiet = Said("evidence.none:quiet", seconds=start - before)
             found.append(Interval(before, start, "none", quiet))
         last = found[-1] if found else None
-        if last is not None and last.limit == verdict.limit and abs(last.end - start) < 1e-6:
+        joins = last is not None and last.limit == verdict.limit and abs(last.end - start) < 1e-6
+        if last is not None and joins and last.evidence.key != "evidence.none:quiet":
             found[-1] = Interval(last.start, p.t, last.limit, last.evidence)
         else:
             found.append(Interval(start, p.t, verdict.limit, verdict.evidence))
