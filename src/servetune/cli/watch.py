@@ -37,7 +37,10 @@ def add_caps_arguments(parser: argparse.ArgumentParser, *, log: bool = True) -> 
     """Where the caps come from (shared with postmortem): a serve command, its GPUs and release,
     the server's startup log."""
     parser.add_argument(
-        "--serve-command", metavar="TEXT", help='the server\'s command, "vllm serve MODEL ..."'
+        "--serve-command",
+        dest="command_text",  # `serve_command` holds the words after `--` (cli/main.py)
+        metavar="TEXT",
+        help='the server\'s command, "vllm serve MODEL ..."',
     )
     parser.add_argument("--file", metavar="PATH", type=Path, help="read the command from a file")
     parser.add_argument(
@@ -60,9 +63,9 @@ class CapsArgs:
 
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> Self:
-        if ns.serve_command and ns.file:
+        if ns.command_text and ns.file:
             raise UsageError("give the command with --serve-command or --file, not both")
-        return cls(ns.serve_command, ns.file, ns.gpus, ns.vllm_version, getattr(ns, "log", None))
+        return cls(ns.command_text, ns.file, ns.gpus, ns.vllm_version, getattr(ns, "log", None))
 
     def caps(self, extra_logs: tuple[str, ...] = ()) -> Caps:
         from servetune.monitor import caps
