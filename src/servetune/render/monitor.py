@@ -16,6 +16,8 @@ from servetune.errors import ServetuneError
 from servetune.render.plan import PlotUnavailable
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from servetune.monitor.postmortem import Postmortem
     from servetune.monitor.watch import Ending, Summary, Tick
     from servetune.texts import Language
@@ -73,11 +75,9 @@ def interval_line(tick: Tick, language: Language = "en") -> str:
     return line + "\n"
 
 
-def panel(tick: Tick, url: str, window_s: float, language: Language = "en") -> list[str]:
-    """The live panel's lines for the latest interval."""
-    verdict = tick.verdict
-    lines = [
-        _t("panel.title", language, url=url, seconds=tick.elapsed_s, window=window_s),
+def _numbers(tick: Tick, language: Language) -> list[str]:
+    """The panel's lines of numbers: requests, KV cache, tokens, latencies."""
+    return [
         _t(
             "panel.running",
             language,
@@ -105,12 +105,17 @@ def panel(tick: Tick, url: str, window_s: float, language: Language = "en") -> l
             itl50=_ms(tick.itl_p50_ms),
             itl99=_ms(tick.itl_p99_ms),
         ),
-        _t(
-            "panel.limit",
-            language,
-            limit=verdict.limit,
-            name=_t(f"limit.{verdict.limit}", language),
-        ),
+    ]
+
+
+def panel(tick: Tick, url: str, window_s: float, language: Language = "en") -> list[str]:
+    """The live panel's lines for the latest interval."""
+    verdict = tick.verdict
+    name = _t(f"limit.{verdict.limit}", language)
+    lines = [
+        _t("panel.title", language, url=url, seconds=tick.elapsed_s, window=window_s),
+        *_numbers(tick, language),
+        _t("panel.limit", language, limit=verdict.limit, name=name),
         _t("panel.evidence", language, evidence=verdict.evidence.text(language)),
     ]
     if verdict.next_step is not None:
@@ -154,21 +159,41 @@ def ending_text(ending: Ending, language: Language = "en") -> str:
     return _t("end.gone", language, reason=reason) + "\n"
 
 
+def _incident_lines(result: Postmortem, language: Language) -> list[str]:
+    if not result.incidents:
+        return [_t("pm.no-incidents", language)]
+    return [_t("pm.incidents", language)] + [
+        _t(
+            "pm.incident",
+            language,
+            start=result.when(i.start),
+            end=result.when(i.end),
+            seconds=i.end - i.start,
+            peak=i.peak_waiting,
+            limit=i.limit,
+        )
+        for i in result.incidents
+    ]
+
+
+def _conclusion(result: Postmortem, language: Language) -> list[str]:
+    name = _t(f"limit.{result.dominant}", language)
+    lines = [_t("pm.dominant", language, dominant=result.dominant, name=name)]
+    if result.next_step is not None:
+        lines.append(_t("pm.next", language, next=result.next_step.text(language)))
+    else:
+        key = "pm.unknown-next" if result.dominant == "unknown" else "pm.no-next"
+        lines.append(_t(key, language))
+    return lines
+
+
 def postmortem_text(result: Postmortem, language: Language = "en") -> str:
     """The timeline, the incidents, the dominant limit and the next step."""
     when = result.when
-    lines = [
-        _t(
-            "pm.title",
-            language,
-            source=result.source,
-            start=when(result.start),
-            end=when(result.end),
-        ),
-        "",
-        _t("pm.timeline", language),
-    ]
-    lines += [
+    title = _t(
+        "pm.title", language, source=result.source, start=when(result.start), end=when(result.end)
+    )
+    timeline = [
         _t(
             "pm.interval",
             language,
@@ -179,31 +204,8 @@ def postmortem_text(result: Postmortem, language: Language = "en") -> str:
         )
         for i in result.intervals
     ]
-    lines.append("")
-    if result.incidents:
-        lines.append(_t("pm.incidents", language))
-        lines += [
-            _t(
-                "pm.incident",
-                language,
-                start=when(i.start),
-                end=when(i.end),
-                seconds=i.end - i.start,
-                peak=i.peak_waiting,
-                limit=i.limit,
-            )
-            for i in result.incidents
-        ]
-    else:
-        lines.append(_t("pm.no-incidents", language))
-    name = _t(f"limit.{result.dominant}", language)
-    lines += ["", _t("pm.dominant", language, dominant=result.dominant, name=name)]
-    if result.next_step is not None:
-        lines.append(_t("pm.next", language, next=result.next_step.text(language)))
-    else:
-        lines.append(
-            _t("pm.unknown-next" if result.dominant == "unknown" else "pm.no-next", language)
-        )
+    lines = [title, "", _t("pm.timeline", language), *timeline, ""]
+    lines += [*_incident_lines(result, language), "", *_conclusion(result, language)]
     return "\n".join(lines) + "\n"
 
 
@@ -212,16 +214,8 @@ def _values(values: list[float | None]) -> list[float]:
     return [math.nan if v is None else v for v in values]
 
 
-def write_plot(path: Path, result: Postmortem) -> Path:
-    """Running, waiting and KV cache use over time with the incidents shaded, as PNG (SVG when
-    the path ends in .svg). Axis labels stay English: matplotlib's default font has no CJK."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError as exc:
-        raise PlotUnavailable(
-            "matplotlib is not installed: no plot", "pip install 'servetune[report]'"
-        ) from exc
-    fig = Figure(figsize=(10.0, 4.0), layout="constrained")
+def _draw(fig: Figure, result: Postmortem) -> None:
+    """Requests (left axis) and KV cache use (right axis) against minutes, incidents shaded."""
     ax = fig.subplots()
     start = result.start
     t = [(p.t - start) / 60 for p in result.points]
@@ -247,6 +241,19 @@ def write_plot(path: Path, result: Postmortem) -> Path:
     ax.legend(loc="upper left")
     kv.legend(loc="upper right")
     ax.grid(alpha=0.3)
+
+
+def write_plot(path: Path, result: Postmortem) -> Path:
+    """Running, waiting and KV cache use over time with the incidents shaded, as PNG (SVG when
+    the path ends in .svg). Axis labels stay English: matplotlib's default font has no CJK."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as exc:
+        raise PlotUnavailable(
+            "matplotlib is not installed: no plot", "pip install 'servetune[report]'"
+        ) from exc
+    fig = Figure(figsize=(10.0, 4.0), layout="constrained")
+    _draw(fig, result)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="svg" if path.suffix.lower() == ".svg" else "png", dpi=110)
     try:
