@@ -11,6 +11,7 @@ The tree, with the exit status each error ends a command with:
     │   └── HardwareError .... 2  a GPU specification cannot be resolved
     ├── ModelConfigError ..... 2  a model's config.json is missing, unreadable or not one
     ├── ServerUnreachable .... 2  nothing answered before a load test started (nothing measured)
+    ├── NoMetrics ............ 2  a server answers but has no /metrics page to watch
     └── MissingExtra ......... 2  a feature needs an optional extra that is not installed
 
     KeyboardInterrupt ...... 130  Ctrl-C, at the same boundary (`ExitCode.INTERRUPTED`)
@@ -136,6 +137,10 @@ class ServerUnreachable(ServetuneError):
     """The server could not be reached before a load test started (nothing was measured)."""
 
     exit_code: ClassVar[ExitCode] = ExitCode.USAGE  # bench documents 2 for it, as for bad input
+
+
+class NoMetrics(ServetuneError):
+    """The server answers, but has no /metrics page (not vLLM, or metrics turned off)."""
 
 
 class MissingExtra(ServetuneError):

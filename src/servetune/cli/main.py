@@ -22,9 +22,11 @@ from servetune.cli import (
     doctor,
     explain,
     plan,
+    postmortem,
     quality,
     serve,
     tune,
+    watch,
 )
 from servetune.cli.command import Command, Parser, Streams
 from servetune.cli.options import default_language, in_flags
@@ -44,6 +46,8 @@ COMMANDS: tuple[Command[Any], ...] = (
     tune.COMMAND,
     plan.COMMAND,
     quality.COMMAND,
+    watch.COMMAND,
+    postmortem.COMMAND,
 )
 
 

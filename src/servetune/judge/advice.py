@@ -6,11 +6,16 @@ it; tune's limit reading shares the thresholds."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from servetune.judge.runs import Side
 from servetune.judge.sentence import Sentence
 from servetune.measure.server_metrics import MetricsSummary
 from servetune.review.settings import Settings
+
+# The limits a server's own /metrics show, by the ids tune, watch and postmortem share (tune adds
+# its trial outcomes, monitor/limits.py what a production server shows besides).
+ServerLimit = Literal["kv-cache", "max-num-seqs", "max-num-batched-tokens", "compute"]
 
 # Thresholds on the server's /metrics peaks (KV cache usage is a 0-1 fraction).
 KV_FULL = 0.99  # sampled once a second, a full cache can read 99.x%

@@ -9,7 +9,8 @@ hit, and how much of the prompts the server took from its prefix cache.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from servetune.measure.client import HttpClient, RequestFailed
@@ -29,6 +30,7 @@ _NAMES: dict[str, tuple[str, ...]] = {
     "prefix_cache_hits": ("vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"),
 }
 _FIELD_OF = {name: field for field, names in _NAMES.items() for name in names}
+NAMES: Mapping[str, tuple[str, ...]] = _NAMES  # read by monitor/ (watch, postmortem)
 
 
 @dataclass(frozen=True)
@@ -56,27 +58,56 @@ class MetricsSummary:
     prefix_cache_hit_rate: float | None = None  # hits / queries (None: no lookups seen)
 
 
+@dataclass(frozen=True)
+class Series:
+    """One sample line of a Prometheus text page: `name{labels} value`."""
+
+    name: str
+    labels: Mapping[str, str]
+    value: float
+
+
+_LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+
+
+def _series(line: str) -> Series | None:
+    brace = line.find("{")
+    if 0 <= brace < line.find(" "):
+        close = line.rfind("}")
+        name, labels, rest = line[:brace], line[brace + 1 : close], line[close + 1 :]
+    else:
+        name, _, rest = line.partition(" ")
+        labels = ""
+    words = rest.split()
+    if not words:
+        return None
+    try:
+        value = float(words[0])  # a timestamp may follow the value
+    except ValueError:
+        return None
+    return Series(name.strip(), dict(_LABEL.findall(labels)), value)
+
+
+def series(text: str) -> Iterator[Series]:
+    """Every sample line of a Prometheus text page, comments and malformed lines skipped."""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line and line[0] != "#" and (found := _series(line)) is not None:
+            yield found
+
+
 def parse(text: str) -> dict[str, float]:
     """Each known field, its metric summed over label sets (several engines add up); where a
     field has several names, the newest one present."""
     by_name: dict[str, float] = {}
-    for line in text.splitlines():
-        if not line or line[0] == "#":
-            continue
-        name_part, _, value_part = line.rpartition(" ")
-        name = name_part.split("{", 1)[0].strip()
-        if name not in _FIELD_OF:
-            continue
-        try:
-            value = float(value_part)
-        except ValueError:
-            continue
-        by_name[name] = by_name.get(name, 0.0) + value
+    for found in series(text):
+        if found.name in _FIELD_OF:
+            by_name[found.name] = by_name.get(found.name, 0.0) + found.value
     values: dict[str, float] = {}
     for field, names in _NAMES.items():
-        found = next((by_name[n] for n in names if n in by_name), None)
-        if found is not None:
-            values[field] = found
+        value = next((by_name[n] for n in names if n in by_name), None)
+        if value is not None:
+            values[field] = value
     return values
 
 

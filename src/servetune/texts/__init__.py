@@ -43,7 +43,9 @@ Language = Literal["en", "zh-TW"]
 LANGUAGES: tuple[Language, ...] = get_args(Language)
 SUFFIXES: dict[Language, str] = {"en": "en", "zh-TW": "zh_tw"}
 
-Area = Literal["review", "explain", "bench", "quality", "doctor", "tune", "judge", "plan", "serve"]
+Area = Literal[
+    "review", "explain", "bench", "quality", "doctor", "tune", "judge", "plan", "serve", "monitor"
+]
 AREAS: tuple[Area, ...] = get_args(Area)
 
 

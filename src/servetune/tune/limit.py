@@ -15,18 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from servetune.judge.advice import KV_FULL, KV_ROOM, SEQS_CEILING_SHARE
+from servetune.judge.advice import KV_FULL, KV_ROOM, SEQS_CEILING_SHARE, ServerLimit
 from servetune.measure.server_metrics import MetricsSample
 
-Limit = Literal[
-    "kv-cache",
-    "max-num-seqs",
-    "max-num-batched-tokens",
-    "compute",
-    "client",
-    "failed-start",
-    "slo-unreachable",
-]
+# The server's limits (judge.advice.ServerLimit, shared with watch and postmortem), then a trial's.
+Limit = Literal[ServerLimit, "client", "failed-start", "slo-unreachable"]
 LIMITS: tuple[Limit, ...] = ("kv-cache", "max-num-seqs", "max-num-batched-tokens", "compute",
                              "client", "failed-start", "slo-unreachable")  # fmt: skip
 # The client's send lag (p99) above this share of the tightest latency target is what the

@@ -1,0 +1,88 @@
+"""What `watch` and `postmortem` say, in Traditional Chinese (Taiwan): the zh-TW twin of
+`monitor_en`, in the vocabulary of the review texts. Flags, limit ids, numbers and units stay in
+ASCII, so they can be pasted into a terminal or matched against a log as they are.
+"""
+
+from __future__ import annotations
+
+TEXTS: dict[str, str] = {
+    "evidence.none": "沒有排隊：{running} 個執行中、{waiting} 個等待中，KV cache 用了 {kv:.0%}",
+    "evidence.none:idle": "閒置：沒有執行中或等待中的請求",
+    "evidence.none:quiet": "{seconds:.0f} 秒沒有統計行：閒置（vLLM 只在忙碌時才印統計行）",
+    "evidence.kv-cache:preempting": "每秒 {preemptions:.2f} 次搶占，KV cache 用了 {kv:.0%}",
+    "evidence.kv-cache:full": "KV cache 用了 {kv:.0%}，還有 {waiting} 個請求在等待",
+    "evidence.max-num-seqs": "{running} 個執行中，已達上限 {cap}；{waiting} 個等待中，KV cache "
+    "用了 {kv:.0%}",
+    "evidence.max-num-seqs:unconfirmed": "執行中的數量卡在 {running}，同時有 {waiting} "
+    "個在等待，KV cache 用了 {kv:.0%}（上限未確認：請給 --serve-command 或 --log）",
+    "evidence.max-num-batched-tokens": "{waiting} 個等待中，還有 {free} 個序列空位、KV cache 用了 "
+    "{kv:.0%}：每步的 token 預算（{budget}）讓 prefill 吃不飽",
+    "evidence.compute": "沒有排隊，但執行中的請求從 {few} 個增加到 {many} 個時，token 間延遲從 "
+    "{low:.0f} ms 升到 {high:.0f} ms",
+    "evidence.admission": "伺服器每秒在入口拒絕 {rejections:.2f} 個請求",
+    "evidence.deferred": "{waiting} 個等待中的請求裡，有 {deferred} 個被 vLLM 延後處理",
+    "evidence.stalled": "引擎裡有 {requests} 個請求，卻已經 {seconds:.0f} 秒沒有產生任何 token",
+    "evidence.unknown:no-data": "這段時間窗內沒有任何樣本",
+    "evidence.unknown:queue": "{waiting} 個等待中、{running} 個執行中，KV cache 用了 "
+    "{kv:.0%}；是哪個上限卡住還無法確認：請給 --serve-command 或 --log",
+    "evidence.unknown:gap": "沒抓到 /metrics：{reason}",
+    "next.kv-cache": "給 KV cache 更多空間：調高 --gpu-memory-utilization，或縮短 "
+    "--max-model-len；這些都用完了，就再加一個副本。",
+    "next.max-num-seqs": "把 --max-num-seqs 從 {seqs} 調到 {twice}：KV cache "
+    "還有空間，請求卻在排隊。",
+    "next.max-num-seqs:unconfirmed": "把 --max-num-seqs 調到 {running} 以上：KV cache "
+    "還有空間，請求卻在排隊。",
+    "next.max-num-batched-tokens": "把 --max-num-batched-tokens 從 {budget} 調到 {twice}，"
+    "讓每一步能收進更多 prompt token。",
+    "next.compute": "瓶頸是每一步本身的運算時間：加一個副本（或加大 "
+    "--tensor-parallel-size）；調排程器的上限沒有幫助。",
+    "next.admission": "入口在拒絕請求：調高 --max-num-queued-reqs，"
+    "或在負載平衡器後面再加一個副本。",
+    "next.deferred": "vLLM 是因為自己的原因延後這些請求，不是缺序列空位或 KV 空間（例如 LoRA "
+    "adapter 超過 --max-loras、KV 傳輸）：先找出它們在等什麼。",
+    "next.stalled": "引擎握著請求卻不產生 token：看它的日誌（servetune doctor LOG）然後重啟；"
+    "只靠 /health 健康檢查看不出這個狀況。",
+    "limit.none": "沒有瓶頸",
+    "limit.kv-cache": "KV cache 滿了",
+    "limit.max-num-seqs": "序列上限（--max-num-seqs）",
+    "limit.max-num-batched-tokens": "每步 token 預算（--max-num-batched-tokens）",
+    "limit.compute": "GPU 每一步的運算時間（算力）",
+    "limit.admission": "入口拒絕請求",
+    "limit.deferred": "請求被 vLLM 延後",
+    "limit.stalled": "引擎卡住了",
+    "limit.unknown": "不明",
+    "gap.timeout": "抓取逾時",
+    "gap.refused": "連線被拒絕",
+    "gap.http": "伺服器回應 HTTP {status}",
+    "gap.error": "抓取失敗（{detail}）",
+    "panel.title": "servetune watch {url}：已觀察 {seconds:.0f} 秒，時間窗 {window:.0f} 秒",
+    "panel.running": "執行中      {running} / {cap}      等待中 {waiting}",
+    "panel.kv": "KV cache    {kv}         搶占 {preemptions}/s",
+    "panel.tokens": "tokens/s    prompt {prompt}   生成 {generation}",
+    "panel.latency": "延遲        TTFT p50 {ttft50} p99 {ttft99}   ITL p50 {itl50} p99 {itl99}",
+    "panel.limit": "瓶頸        {limit}：{name}",
+    "panel.evidence": "依據        {evidence}",
+    "panel.next": "下一步      {next}",
+    "panel.gap": "上次抓取    {reason}",
+    "panel.cap-unknown": "上限 ?",
+    "line.interval": "{elapsed:>6.0f} 秒  執行中 {running}/{cap}  等待中 {waiting}  KV {kv}  "
+    "搶占 {preemptions}/s  prompt {prompt} tok/s  生成 {generation} tok/s  TTFT p50/p99 "
+    "{ttft}  ITL p50/p99 {itl}  {limit}：{evidence}",
+    "line.gap": "{elapsed:>6.0f} 秒  空檔：{reason}",
+    "summary.watched": "共觀察 {seconds:.0f} 秒：{parts}。主要瓶頸：{dominant}。",
+    "summary.part": "{limit} {seconds:.0f} 秒",
+    "summary.separator": "、",
+    "summary.next": "下一步：{next}",
+    "end.gone": "伺服器不見了（{reason}），觀察結束。",
+    "pm.title": "{source} 的事後分析：{start} 到 {end}",
+    "pm.timeline": "時間軸：",
+    "pm.interval": "  {start} 到 {end}  {limit}：{evidence}",
+    "pm.incidents": "事件（出現排隊）：",
+    "pm.incident": "  {start} 到 {end}（{seconds:.0f} 秒）：最多 {peak} 個在等待，{limit}",
+    "pm.no-incidents": "沒有出現排隊。",
+    "pm.dominant": "主要瓶頸：{dominant}（{name}）",
+    "pm.next": "下一步：{next}",
+    "pm.no-next": "下一步：不需要調整。",
+    "pm.unknown-next": "下一步：提供伺服器的指令（--serve-command 或 --file），"
+    "才能判斷是哪一個上限卡住了排隊。",
+}
