@@ -13,9 +13,14 @@ from servetune.cli.main import default_language, main
 from servetune.render.check import display_width
 
 SEED = [
-    "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--tensor-parallel-size", "2",
-    "--quantization", "awq",
-]  # fmt: skip
+    "vllm",
+    "serve",
+    "Qwen/Qwen2.5-7B-Instruct",
+    "--tensor-parallel-size",
+    "2",
+    "--quantization",
+    "awq",
+]
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -84,8 +89,9 @@ def test_unknown_model_gives_null_model_and_estimate(capsys: pytest.CaptureFixtu
     assert [f["rule"] for f in doc["findings"]] == ["model-unknown"]
 
 
-def test_command_from_file_and_stdin(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                     monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_command_from_file_and_stdin(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     text = "$ vllm serve Qwen/Qwen2.5-7B-Instruct \\\n  --tensor-parallel-size 2 \\\n  --quantization awq\n"
     path = tmp_path / "cmd.txt"
     path.write_text("Code language: Bash (bash)\n" + text, encoding="utf-8")
@@ -110,16 +116,37 @@ def test_command_as_one_quoted_word(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_model_config_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "config.json").write_text(
-        json.dumps({"num_attention_heads": 12, "num_key_value_heads": 4, "hidden_size": 768,
-                    "num_hidden_layers": 4, "max_position_embeddings": 2048,
-                    "torch_dtype": "bfloat16", "vocab_size": 1000}),
+        json.dumps(
+            {
+                "num_attention_heads": 12,
+                "num_key_value_heads": 4,
+                "hidden_size": 768,
+                "num_hidden_layers": 4,
+                "max_position_embeddings": 2048,
+                "torch_dtype": "bfloat16",
+                "vocab_size": 1000,
+            }
+        ),
         encoding="utf-8",
-    )  # fmt: skip
+    )
     code, out, _ = run(
-        ["check", "--gpus", "8xA100", "--format", "json", "--model-config", str(tmp_path),
-         "--", "vllm", "serve", "my/model", "-tp", "8"],
+        [
+            "check",
+            "--gpus",
+            "8xA100",
+            "--format",
+            "json",
+            "--model-config",
+            str(tmp_path),
+            "--",
+            "vllm",
+            "serve",
+            "my/model",
+            "-tp",
+            "8",
+        ],
         capsys,
-    )  # fmt: skip
+    )
     rules = {f["rule"] for f in json.loads(out)["findings"]}
     assert code == 1
     assert "tp-heads-indivisible" in rules
@@ -173,21 +200,41 @@ def test_zh_tw_output(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.parametrize(
     ("env", "lang"),
-    [({"LANG": "zh_TW.UTF-8"}, "zh-TW"), ({"LC_ALL": "zh_Hant_TW"}, "zh-TW"),
-     ({"LANG": "en_US.UTF-8"}, "en"), ({"LANG": "zh_CN.UTF-8"}, "en"),
-     ({"SERVETUNE_LANG": "zh-TW", "LANG": "C"}, "zh-TW")],
-)  # fmt: skip
+    [
+        ({"LANG": "zh_TW.UTF-8"}, "zh-TW"),
+        ({"LC_ALL": "zh_Hant_TW"}, "zh-TW"),
+        ({"LANG": "en_US.UTF-8"}, "en"),
+        ({"LANG": "zh_CN.UTF-8"}, "en"),
+        ({"SERVETUNE_LANG": "zh-TW", "LANG": "C"}, "zh-TW"),
+    ],
+)
 def test_default_language_from_the_locale(env: dict[str, str], lang: str) -> None:
     assert default_language(env) == lang
 
 
 def test_explain_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
-        ["explain", "--gpus", "1xA100-80GB", "--format", "json", "--lang", "en", "--",
-         "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct-AWQ", "--max-num-seqs", "256", "--port", "8000",
-         "--some-future-flag", "1"],
+        [
+            "explain",
+            "--gpus",
+            "1xA100-80GB",
+            "--format",
+            "json",
+            "--lang",
+            "en",
+            "--",
+            "vllm",
+            "serve",
+            "Qwen/Qwen2.5-7B-Instruct-AWQ",
+            "--max-num-seqs",
+            "256",
+            "--port",
+            "8000",
+            "--some-future-flag",
+            "1",
+        ],
         capsys,
-    )  # fmt: skip
+    )
     assert code == 0
     items = json.loads(out)
     by_flag = {item["flag"]: item for item in items}
@@ -203,10 +250,19 @@ def test_explain_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_explain_zh_tw(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
-        ["explain", "--lang", "zh-TW", "--", "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct-AWQ",
-         "--quantization", "awq"],
+        [
+            "explain",
+            "--lang",
+            "zh-TW",
+            "--",
+            "vllm",
+            "serve",
+            "Qwen/Qwen2.5-7B-Instruct-AWQ",
+            "--quantization",
+            "awq",
+        ],
         capsys,
-    )  # fmt: skip
+    )
     assert code == 0
     assert "量化" in out
     assert "張量並行" in out

@@ -58,9 +58,10 @@ def test_doctor_unknown_language_is_a_usage_error(capsys: pytest.CaptureFixture[
 def test_compare_cli_json_and_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = write_runs(tmp_path / "b", Setup(), range(1, 6))
     after = write_runs(
-        tmp_path / "a", Setup(latency=1.3, command="vllm serve my/model --max-num-seqs 256"),
+        tmp_path / "a",
+        Setup(latency=1.3, command="vllm serve my/model --max-num-seqs 256"),
         range(101, 106),
-    )  # fmt: skip
+    )
     code, out, _ = run(["compare", str(before), str(after), "--format", "json"], capsys)
     assert code == 0
     doc = json.loads(out)
@@ -83,29 +84,64 @@ def test_accept_all_five_pass(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         tmp_path / "a", Setup(command="vllm serve m --max-num-seqs 256"), range(3, 6)
     )
     code, out, _ = run(
-        ["accept", "--gpus", "1xA100-80GB", "--log", str(LOGS / "cpu-0.32-ready-then-sigterm.log"),
-         "--before", str(before), "--after", str(after), "--format", "json", "--", *Q7],
+        [
+            "accept",
+            "--gpus",
+            "1xA100-80GB",
+            "--log",
+            str(LOGS / "cpu-0.32-ready-then-sigterm.log"),
+            "--before",
+            str(before),
+            "--after",
+            str(after),
+            "--format",
+            "json",
+            "--",
+            *Q7,
+        ],
         capsys,
-    )  # fmt: skip
+    )
     doc = json.loads(out)
     assert [c["status"] for c in doc["checks"]] == ["pass"] * 5, doc
     assert doc["accepted"] is True and code == 0
     assert [c["id"] for c in doc["checks"]] == [
-        "hardware", "quantization", "started", "data", "one-knob",
-    ]  # fmt: skip
+        "hardware",
+        "quantization",
+        "started",
+        "data",
+        "one-knob",
+    ]
 
 
 def test_accept_reports_each_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = write_runs(tmp_path / "b", Setup(command="vllm serve m --max-num-seqs 128"), range(3))
     after = write_runs(
-        tmp_path / "a", Setup(command="vllm serve m --max-num-seqs 256 --enforce-eager"), range(3, 6)
-    )  # fmt: skip
+        tmp_path / "a",
+        Setup(command="vllm serve m --max-num-seqs 256 --enforce-eager"),
+        range(3, 6),
+    )
     code, out, _ = run(
-        ["accept", "--gpus", "4xA100-80GB", "--log", str(LOGS / "cpu-0.32-quant-awq.log"),
-         "--before", str(before), "--after", str(after), "--lang", "en",
-         "--", *Q7, "--quantization", "awq", "-tp", "2"],
+        [
+            "accept",
+            "--gpus",
+            "4xA100-80GB",
+            "--log",
+            str(LOGS / "cpu-0.32-quant-awq.log"),
+            "--before",
+            str(before),
+            "--after",
+            str(after),
+            "--lang",
+            "en",
+            "--",
+            *Q7,
+            "--quantization",
+            "awq",
+            "-tp",
+            "2",
+        ],
         capsys,
-    )  # fmt: skip
+    )
     assert code == 1
     lines = out.splitlines()
     assert lines[0].startswith("NOT ACCEPTED")
@@ -122,9 +158,12 @@ def test_accept_without_data_or_log(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 1 and doc["accepted"] is False
     statuses = {c["id"]: c["status"] for c in doc["checks"]}
     assert statuses == {
-        "hardware": "unknown", "quantization": "pass", "started": "unknown",
-        "data": "fail", "one-knob": "unknown",
-    }  # fmt: skip
+        "hardware": "unknown",
+        "quantization": "pass",
+        "started": "unknown",
+        "data": "fail",
+        "one-knob": "unknown",
+    }
 
 
 def _record_gpus(folder: Path, spec: str) -> None:

@@ -60,8 +60,11 @@ def _draw(setup: Setup, seed: int) -> list[tuple[float, list[float]]]:
 def _stats(name: str, values: list[float], percentiles: tuple[int, ...]) -> dict[str, float]:
     dist = metrics.distribution(values, (50, *percentiles))
     assert dist.mean is not None and dist.std is not None
-    out = {f"mean_{name}_ms": dist.mean * 1000, f"median_{name}_ms": dist.percentiles[50] * 1000,
-           f"std_{name}_ms": dist.std * 1000}  # fmt: skip
+    out = {
+        f"mean_{name}_ms": dist.mean * 1000,
+        f"median_{name}_ms": dist.percentiles[50] * 1000,
+        f"std_{name}_ms": dist.std * 1000,
+    }
     out.update({f"p{p}_{name}_ms": dist.percentiles[p] * 1000 for p in percentiles})
     return out
 
@@ -98,36 +101,84 @@ def ours(setup: Setup, seed: int) -> dict[str, Any]:
     ttfts = [t for t, _ in reqs]
     latencies = [t + sum(g) for t, g in reqs]
     tpots = [(e - t) / (setup.output_tokens - 1) for (t, _), e in zip(reqs, latencies, strict=True)]
-    for name, values in (("ttft", ttfts), ("tpot", tpots), ("e2el", latencies),
-                         ("itl", [x for _, g in reqs for x in g])):  # fmt: skip
+    for name, values in (
+        ("ttft", ttfts),
+        ("tpot", tpots),
+        ("e2el", latencies),
+        ("itl", [x for _, g in reqs for x in g]),
+    ):
         doc.update(_stats(name, values, (50, 90, 95, 99)))
-    doc.update({"latencies": latencies, "ttfts": ttfts, "itls": [g for _, g in reqs],
-                "output_lens": [setup.output_tokens] * len(reqs), "errors": ["timeout"] * setup.failed})  # fmt: skip
+    doc.update(
+        {
+            "latencies": latencies,
+            "ttfts": ttfts,
+            "itls": [g for _, g in reqs],
+            "output_lens": [setup.output_tokens] * len(reqs),
+            "errors": ["timeout"] * setup.failed,
+        }
+    )
     records: list[dict[str, Any]] = [
-        {"index": i, "warmup": False, "ttft_s": t, "e2el_s": t + sum(g), "itls_s": g,
-         "output_tokens": setup.output_tokens, "error": None}
+        {
+            "index": i,
+            "warmup": False,
+            "ttft_s": t,
+            "e2el_s": t + sum(g),
+            "itls_s": g,
+            "output_tokens": setup.output_tokens,
+            "error": None,
+        }
         for i, (t, g) in enumerate(reqs)
-    ]  # fmt: skip
-    records += [{"index": -1, "warmup": False, "ttft_s": None, "e2el_s": None, "itls_s": [],
-                 "output_tokens": None, "error": "timeout"}] * setup.failed  # fmt: skip
-    warmup = {"index": -2, "warmup": True, "ttft_s": 9.0, "e2el_s": 99.0, "itls_s": [9.0],
-              "output_tokens": 2, "error": None}  # fmt: skip
+    ]
+    records += [
+        {
+            "index": -1,
+            "warmup": False,
+            "ttft_s": None,
+            "e2el_s": None,
+            "itls_s": [],
+            "output_tokens": None,
+            "error": "timeout",
+        }
+    ] * setup.failed
+    warmup = {
+        "index": -2,
+        "warmup": True,
+        "ttft_s": 9.0,
+        "e2el_s": 99.0,
+        "itls_s": [9.0],
+        "output_tokens": 2,
+        "error": None,
+    }
     records.append(warmup)  # compare must ignore it
-    command = {"text": setup.command, "model": "my/model", "args": {},
-               "vllm_version_table": "0.32.0"} if setup.command else None  # fmt: skip
+    command = (
+        {"text": setup.command, "model": "my/model", "args": {}, "vllm_version_table": "0.32.0"}
+        if setup.command
+        else None
+    )
     doc["servetune"] = {
         "schema_version": 1,
-        "config": {"model": "my/model", "dataset_name": "random", "num_prompts": len(reqs),
-                   "random_input_len": setup.input_len, "random_output_len": setup.output_tokens,
-                   "random_prefix_len": setup.prefix_len,
-                   "request_rate": setup.request_rate, "max_concurrency": setup.max_concurrency},
+        "config": {
+            "model": "my/model",
+            "dataset_name": "random",
+            "num_prompts": len(reqs),
+            "random_input_len": setup.input_len,
+            "random_output_len": setup.output_tokens,
+            "random_prefix_len": setup.prefix_len,
+            "request_rate": setup.request_rate,
+            "max_concurrency": setup.max_concurrency,
+        },
         "server_command": command,
-        "client": {"saturated": setup.saturated, "lag_limit_s": 0.005,
-                   "send_lag_s": {"count": 1, "percentiles": {"99": setup.send_lag_p99_s}}},
-        "server_metrics": {"available": setup.server is not None,
-                           "summary": {"samples": 20, **setup.server} if setup.server else None},
+        "client": {
+            "saturated": setup.saturated,
+            "lag_limit_s": 0.005,
+            "send_lag_s": {"count": 1, "percentiles": {"99": setup.send_lag_p99_s}},
+        },
+        "server_metrics": {
+            "available": setup.server is not None,
+            "summary": {"samples": 20, **setup.server} if setup.server else None,
+        },
         "requests": records,
-    }  # fmt: skip
+    }
     if setup.isolation is not None:
         doc["servetune"].update(schema_version=2, prefix_cache=_prefix_cache(setup))
     doc.update(setup.extra)
@@ -137,9 +188,14 @@ def ours(setup: Setup, seed: int) -> dict[str, Any]:
 def _prefix_cache(setup: Setup) -> dict[str, Any]:
     """As bench records it: the expected rate is the shared prefix's share of a prompt."""
     expected = setup.prefix_len / (setup.prefix_len + setup.input_len)
-    return {"isolation": setup.isolation, "reset": setup.isolation == "reset",
-            "prompt_seed": 7, "hit_rate": setup.hit_rate, "expected_hit_rate": expected,
-            "unexpected_hits": False}  # compare judges the rates, not this flag  # fmt: skip
+    return {
+        "isolation": setup.isolation,
+        "reset": setup.isolation == "reset",
+        "prompt_seed": 7,
+        "hit_rate": setup.hit_rate,
+        "expected_hit_rate": expected,
+        "unexpected_hits": False,
+    }  # compare judges the rates, not this flag
 
 
 def plain_vllm(setup: Setup, seed: int, *, detailed: bool = False) -> dict[str, Any]:
@@ -149,13 +205,22 @@ def plain_vllm(setup: Setup, seed: int, *, detailed: bool = False) -> dict[str, 
     doc = {"endpoint_type": "vllm", "backend": "vllm", "label": None, **doc}
     latencies = [t + sum(g) for t, g in reqs]
     tpots = [(e - t) / (setup.output_tokens - 1) for (t, _), e in zip(reqs, latencies, strict=True)]
-    for name, values in (("ttft", [t for t, _ in reqs]), ("tpot", tpots),
-                         ("itl", [x for _, g in reqs for x in g])):  # fmt: skip
+    for name, values in (
+        ("ttft", [t for t, _ in reqs]),
+        ("tpot", tpots),
+        ("itl", [x for _, g in reqs for x in g]),
+    ):
         doc.update(_stats(name, values, (99,)))
     doc["latencies"] = latencies
     if detailed:
-        doc.update({"ttfts": [t for t, _ in reqs], "itls": [g for _, g in reqs],
-                    "output_lens": [setup.output_tokens] * len(reqs), "errors": [""] * len(reqs)})  # fmt: skip
+        doc.update(
+            {
+                "ttfts": [t for t, _ in reqs],
+                "itls": [g for _, g in reqs],
+                "output_lens": [setup.output_tokens] * len(reqs),
+                "errors": [""] * len(reqs),
+            }
+        )
     doc.update(setup.extra)
     return doc
 

@@ -105,13 +105,18 @@ def base_serve_args(port: int) -> list[str]:
     """The arguments after `vllm serve` for the tiny model on 127.0.0.1:port (fast, eager)."""
     return [
         str(TINY_MODEL_DIR),
-        "--served-model-name", SERVED_MODEL_NAME,
-        "--host", "127.0.0.1",
-        "--port", str(port),
-        "--max-model-len", str(MAX_MODEL_LEN),
-        "--kv-cache-memory-bytes", str(KV_CACHE_BYTES),
+        "--served-model-name",
+        SERVED_MODEL_NAME,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--max-model-len",
+        str(MAX_MODEL_LEN),
+        "--kv-cache-memory-bytes",
+        str(KV_CACHE_BYTES),
         "--enforce-eager",
-    ]  # fmt: skip
+    ]
 
 
 # --- process groups ---------------------------------------------------------------------------

@@ -279,8 +279,11 @@ def closed_loop(
 
 def _latencies(done: Sequence[Request], output_len: int) -> dict[str, list[float]]:
     ttft = [r.token_times_ms[0] - r.arrived_ms for r in done if r.token_times_ms]
-    tpot = [(r.token_times_ms[-1] - r.token_times_ms[0]) / (output_len - 1) for r in done
-            if len(r.token_times_ms) > 1]  # fmt: skip
+    tpot = [
+        (r.token_times_ms[-1] - r.token_times_ms[0]) / (output_len - 1)
+        for r in done
+        if len(r.token_times_ms) > 1
+    ]
     return {"ttft": ttft, "tpot": tpot}
 
 
@@ -319,8 +322,16 @@ def true_capacity(
         return 0
 
     def ok(users: int) -> bool:
-        return meets(world, knobs, users, slo_ms, percentile=percentile, input_len=input_len,
-                     output_len=output_len, measured=measured)  # fmt: skip
+        return meets(
+            world,
+            knobs,
+            users,
+            slo_ms,
+            percentile=percentile,
+            input_len=input_len,
+            output_len=output_len,
+            measured=measured,
+        )
 
     low, high = 0, 1
     while high <= most and ok(high):
@@ -394,8 +405,11 @@ class SimServer:
             await self._generate(writer, payload, chat=path.endswith("chat/completions"))
         else:
             status, data, kind = self._simple(method, path, payload)
-            writer.write(f"HTTP/1.1 {status} X\r\ncontent-type: {kind}\r\n"
-                         f"content-length: {len(data)}\r\n\r\n".encode() + data)  # fmt: skip
+            writer.write(
+                f"HTTP/1.1 {status} X\r\ncontent-type: {kind}\r\n"
+                f"content-length: {len(data)}\r\n\r\n".encode()
+                + data
+            )
         await writer.drain()
         return True
 
@@ -408,8 +422,12 @@ class SimServer:
         if path == "/version":
             return 200, json.dumps({"version": VERSION}).encode(), text
         if path == "/v1/models":
-            card = {"id": self.model, "object": "model", "root": self.model,
-                    "max_model_len": self.sched.knobs.max_model_len}  # fmt: skip
+            card = {
+                "id": self.model,
+                "object": "model",
+                "root": self.model,
+                "max_model_len": self.sched.knobs.max_model_len,
+            }
             return 200, json.dumps({"object": "list", "data": [card]}).encode(), text
         if path == "/metrics":
             return 200, self._metrics().encode(), "text/plain; version=0.0.4"
@@ -425,10 +443,12 @@ class SimServer:
     def _metrics(self) -> str:
         labels = f'{{engine="0",model_name="{self.model}"}}'
         s = self.sched
-        rows = [("vllm:num_requests_running", len(s.running)),
-                ("vllm:num_requests_waiting", len(s.waiting)),
-                ("vllm:kv_cache_usage_perc", s.usage()),
-                ("vllm:num_preemptions_total", s.preemptions)]  # fmt: skip
+        rows = [
+            ("vllm:num_requests_running", len(s.running)),
+            ("vllm:num_requests_waiting", len(s.waiting)),
+            ("vllm:kv_cache_usage_perc", s.usage()),
+            ("vllm:num_preemptions_total", s.preemptions),
+        ]
         return "".join(f"# TYPE {n} gauge\n{n}{labels} {float(v)!r}\n" for n, v in rows)
 
     def _prompt_len(self, payload: dict[str, object], chat: bool) -> int:
@@ -449,22 +469,30 @@ class SimServer:
         request = Request(prompt_len, max_tokens, on_token=queue.put_nowait)
         self.sched.add(request)
         self.wake.set()
-        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-                     b"transfer-encoding: chunked\r\n\r\n")  # fmt: skip
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+            b"transfer-encoding: chunked\r\n\r\n"
+        )
         rid = ("chatcmpl-" if chat else "cmpl-") + uuid.uuid4().hex[:16]
         made = 0
         while made < max_tokens:
             made = await queue.get()
             last = made >= max_tokens
             if chat:
-                choice = {"index": 0, "delta": {"content": " tok"},
-                          "finish_reason": "length" if last else None}  # fmt: skip
+                choice = {
+                    "index": 0,
+                    "delta": {"content": " tok"},
+                    "finish_reason": "length" if last else None,
+                }
             else:
                 choice = {"index": 0, "text": " tok", "finish_reason": "length" if last else None}
             self._event(writer, {"id": rid, "model": self.model, "choices": [choice]})
             await writer.drain()
-        usage = {"prompt_tokens": prompt_len, "total_tokens": prompt_len + made,
-                 "completion_tokens": made}  # fmt: skip
+        usage = {
+            "prompt_tokens": prompt_len,
+            "total_tokens": prompt_len + made,
+            "completion_tokens": made,
+        }
         self._event(writer, {"id": rid, "model": self.model, "choices": [], "usage": usage})
         data = b"data: [DONE]\n\n"
         writer.write(f"{len(data):x}\r\n".encode() + data + b"\r\n0\r\n\r\n")
@@ -503,18 +531,22 @@ def _parse(argv: Sequence[str]) -> tuple[str, dict[str, str], str, int]:
 def _start_checks(world: World, knobs: Knobs, tokens: int) -> str | None:
     """vLLM's startup errors for this configuration, as it words them, or None."""
     if knobs.max_num_batched_tokens < knobs.max_num_seqs:
-        return (f"ValueError: max_num_batched_tokens ({knobs.max_num_batched_tokens}) must be "
-                f"greater than or equal to max_num_seqs ({knobs.max_num_seqs}).")  # fmt: skip
+        return (
+            f"ValueError: max_num_batched_tokens ({knobs.max_num_batched_tokens}) must be "
+            f"greater than or equal to max_num_seqs ({knobs.max_num_seqs})."
+        )
     if knobs.gpu_memory_utilization > world.safe_util:
         return (
             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 "
             f"has a total capacity of {world.gpu_gib:.2f} GiB of which 312.00 MiB is free."
         )
     if tokens < knobs.max_model_len:
-        return (f"ValueError: The model's max seq len ({knobs.max_model_len}) is larger than the "
-                f"maximum number of tokens that can be stored in KV cache ({tokens}). Try "
-                "increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
-                "initializing the engine.")  # fmt: skip
+        return (
+            f"ValueError: The model's max seq len ({knobs.max_model_len}) is larger than the "
+            f"maximum number of tokens that can be stored in KV cache ({tokens}). Try "
+            "increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+            "initializing the engine."
+        )
     return None
 
 

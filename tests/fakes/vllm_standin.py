@@ -28,8 +28,10 @@ CORE = "(EngineCore_DP0 pid={pid}) {level} 11-30 07:40:{s:02d} [core.py:710] "
 
 def write_executable(path: Path) -> Path:
     """A `vllm` program at `path` that runs this stand-in with the current interpreter."""
-    path.write_text(f"#!{sys.executable}\nimport runpy, sys\nsys.argv[0] = {str(__file__)!r}\n"
-                    f"runpy.run_path({str(__file__)!r}, run_name='__main__')\n")  # fmt: skip
+    path.write_text(
+        f"#!{sys.executable}\nimport runpy, sys\nsys.argv[0] = {str(__file__)!r}\n"
+        f"runpy.run_path({str(__file__)!r}, run_name='__main__')\n"
+    )
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     return path
 

@@ -45,8 +45,13 @@ def _statuses(result: Acceptance) -> dict[str, str]:
 def test_all_five_pass_and_the_result_is_frozen(tmp_path: Path) -> None:
     b, a = _sides(tmp_path, "vllm serve m --max-num-seqs 128", "vllm serve m --max-num-seqs 256")
     result = accept(_report(), log=READY, before=[b], after=[a], probe=_never)
-    assert [c.id for c in result.checks] == ["hardware", "quantization", "started", "data",
-                                             "one-knob"]  # fmt: skip
+    assert [c.id for c in result.checks] == [
+        "hardware",
+        "quantization",
+        "started",
+        "data",
+        "one-knob",
+    ]
     assert result.accepted and result.count("pass") == 5
     assert [c.name for c in result.checks] == list(NAMES.values())[:5]  # quality: only if given
     by_id = {c.id: c for c in result.checks}
@@ -72,8 +77,9 @@ def test_the_probe_decides_started_without_a_log() -> None:
     started = accept(report, probe=up).checks[2]
     assert asked == [("127.0.0.1", 8123)]
     assert (started.status, started.evidence) == (
-        "pass", "GET http://127.0.0.1:8123/health answered 200",
-    )  # fmt: skip
+        "pass",
+        "GET http://127.0.0.1:8123/health answered 200",
+    )
     assert accept(report, probe=_never).checks[2].status == "unknown"
 
 
@@ -82,9 +88,12 @@ def test_failures_and_unknowns_are_told_apart(tmp_path: Path) -> None:
     report = _report("--quantization", "awq", "-tp", "2", gpus="4xA100-80GB")
     result = accept(report, log=LOGS / "cpu-0.32-quant-awq.log", before=[b], after=[a])
     assert _statuses(result) == {
-        "hardware": "fail", "quantization": "fail", "started": "fail", "data": "pass",
+        "hardware": "fail",
+        "quantization": "fail",
+        "started": "fail",
+        "data": "pass",
         "one-knob": "fail",
-    }  # fmt: skip
+    }
     assert result.checks[4].evidence == "no serving flag changed between the runs"
     assert acceptance_text(result).splitlines()[0] == "NOT ACCEPTED (4 failed, 0 unknown)"
     assert "  [fail] hardware matches TP: 4 GPU(s)" in acceptance_text(result)
@@ -115,21 +124,32 @@ def test_unreadable_results_fail_data_but_an_unreadable_log_is_an_error(tmp_path
 
 def test_check_is_a_plain_value() -> None:
     check = Check("data", NAMES["data"], "unknown")
-    assert check == Check(id="data", name="before/after numbers exist", status="unknown",
-                          sentence=None)  # fmt: skip
+    assert check == Check(
+        id="data", name="before/after numbers exist", status="unknown", sentence=None
+    )
     assert (check.evidence, check.evidence_in("zh-TW")) == ("", "")
     assert Acceptance(checks=(check,)).to_json() == {
         "accepted": False,
-        "checks": [{"id": "data", "name": "before/after numbers exist", "status": "unknown",
-                    "evidence": ""}],
-    }  # fmt: skip
+        "checks": [
+            {
+                "id": "data",
+                "name": "before/after numbers exist",
+                "status": "unknown",
+                "evidence": "",
+            }
+        ],
+    }
     said = Check("data", NAMES["data"], "fail", Sentence("evidence.data.missing"))
     assert said.evidence.startswith("no --before/--after results given")
     assert said.evidence_in("zh-TW").startswith("沒有給 --before/--after 測試結果")
     assert Acceptance(checks=(said,)).to_json()["checks"] == [  # the JSON keeps the English
-        {"id": "data", "name": "before/after numbers exist", "status": "fail",
-         "evidence": said.evidence},
-    ]  # fmt: skip
+        {
+            "id": "data",
+            "name": "before/after numbers exist",
+            "status": "fail",
+            "evidence": said.evidence,
+        },
+    ]
 
 
 def test_the_names_are_the_english_texts() -> None:
@@ -139,8 +159,15 @@ def test_the_names_are_the_english_texts() -> None:
 
 def _quality_file(tmp_path: Path, verdict: str) -> Path:
     path = tmp_path / f"quality-{verdict}.json"
-    doc = {"schema_version": 1, "dataset": "builtin:math", "n": 200, "verdict": verdict,
-           "difference_pct_points": -0.5, "ci_low": -1.4, "ci_high": 0.4}  # fmt: skip
+    doc = {
+        "schema_version": 1,
+        "dataset": "builtin:math",
+        "n": 200,
+        "verdict": verdict,
+        "difference_pct_points": -0.5,
+        "ci_low": -1.4,
+        "ci_high": 0.4,
+    }
     path.write_text(json.dumps(doc), encoding="utf-8")
     return path
 
@@ -157,9 +184,13 @@ def _quality_file(tmp_path: Path, verdict: str) -> Path:
 def test_a_quality_result_adds_a_sixth_check(tmp_path: Path, verdict: str, status: str) -> None:
     b, a = _sides(tmp_path, "vllm serve m --max-num-seqs 128", "vllm serve m --max-num-seqs 256")
     result = accept(
-        _report(), log=READY, before=[b], after=[a], probe=_never,
+        _report(),
+        log=READY,
+        before=[b],
+        after=[a],
+        probe=_never,
         quality=_quality_file(tmp_path, verdict),
-    )  # fmt: skip
+    )
     assert [c.id for c in result.checks][-1] == "quality"
     check = result.checks[-1]
     assert check.status == status
@@ -187,9 +218,13 @@ def _evidence(result: Acceptance, language: Language) -> dict[str, str]:
 def test_the_evidence_is_said_in_zh_tw_with_the_facts_kept(tmp_path: Path) -> None:
     b, a = _sides(tmp_path, "vllm serve m --max-num-seqs 128", "vllm serve m --max-num-seqs 256")
     result = accept(
-        _report(), log=READY, before=[b], after=[a], probe=_never,
+        _report(),
+        log=READY,
+        before=[b],
+        after=[a],
+        probe=_never,
         quality=_quality_file(tmp_path, "no-detectable-loss"),
-    )  # fmt: skip
+    )
     zh = _evidence(result, "zh-TW")
     assert zh == {
         "hardware": "--gpus 指定了 1 張 GPU（A100-80GB-SXM）；需要 1 張 GPU（TP 1 x PP 1 x DP 1）",

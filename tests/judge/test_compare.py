@@ -178,7 +178,12 @@ def test_appended_result_files_hold_one_run_per_object(tmp_path: Path) -> None:
     )
     side = load_side([tmp_path])
     assert [r.source.rsplit("/", 1)[-1] for r in side.runs] == [
-        "appended.json#1", "appended.json#2", "appended.json#3", "more.json#1", "more.json#2"]  # fmt: skip
+        "appended.json#1",
+        "appended.json#2",
+        "appended.json#3",
+        "more.json#1",
+        "more.json#2",
+    ]
     assert len(load_side([tmp_path / "more.json", tmp_path / "appended.json"]).runs) == 5
 
 
@@ -259,8 +264,17 @@ def test_goodput_is_a_headline_metric_only_when_recorded(tmp_path: Path) -> None
 def test_missing_values_are_insufficient_data_not_zero(tmp_path: Path) -> None:
     b, a = sides(tmp_path, Setup(), Setup(), runs=2)
     c = compare(b, a, ["request_goodput"])
-    assert c.to_json()["metrics"] == [{"name": "request_goodput", "before": None, "after": None, "change_pct": None,
-                                       "ci_low_pct": None, "ci_high_pct": None, "verdict": "insufficient-data"}]  # fmt: skip
+    assert c.to_json()["metrics"] == [
+        {
+            "name": "request_goodput",
+            "before": None,
+            "after": None,
+            "change_pct": None,
+            "ci_low_pct": None,
+            "ci_high_pct": None,
+            "verdict": "insufficient-data",
+        }
+    ]
     assert c.conclusion.startswith("Not conclusive: no metric could be compared")
 
 
@@ -403,16 +417,22 @@ def test_next_step_full_kv_cache_with_preemptions_means_fewer_sequences(tmp_path
 def test_next_step_waiting_at_the_sequence_ceiling_with_kv_room_means_more_sequences(
     tmp_path: Path,
 ) -> None:
-    step = _next(tmp_path, {"peak_running": 128, "peak_waiting": 30, "peak_kv_cache_usage": 0.6, "preemptions": 0},
-                 "vllm serve my/model --max-num-seqs 128")  # fmt: skip
+    step = _next(
+        tmp_path,
+        {"peak_running": 128, "peak_waiting": 30, "peak_kv_cache_usage": 0.6, "preemptions": 0},
+        "vllm serve my/model --max-num-seqs 128",
+    )
     assert step is not None and step.startswith("Raise --max-num-seqs above 128 (try 256)")
 
 
 def test_next_step_waiting_with_little_running_and_kv_means_a_bigger_token_budget(
     tmp_path: Path,
 ) -> None:
-    step = _next(tmp_path, {"peak_running": 12, "peak_waiting": 30, "peak_kv_cache_usage": 0.2, "preemptions": 0},
-                 "vllm serve my/model --max-num-batched-tokens 512")  # fmt: skip
+    step = _next(
+        tmp_path,
+        {"peak_running": 12, "peak_waiting": 30, "peak_kv_cache_usage": 0.2, "preemptions": 0},
+        "vllm serve my/model --max-num-batched-tokens 512",
+    )
     assert step is not None and step.startswith(
         "Raise --max-num-batched-tokens above 512 (try 1024)"
     )
@@ -449,8 +469,16 @@ def test_json_shape_is_the_contract(tmp_path: Path) -> None:
     )
     doc = json.loads(json.dumps(c.to_json(), allow_nan=False))
     assert list(doc)[:3] == ["metrics", "config_changes", "warnings"]
-    assert set(doc) == {"metrics", "config_changes", "warnings", "next_step", "conclusion", "runs",
-                        "ci_method", "confidence"}  # fmt: skip
+    assert set(doc) == {
+        "metrics",
+        "config_changes",
+        "warnings",
+        "next_step",
+        "conclusion",
+        "runs",
+        "ci_method",
+        "confidence",
+    }
     assert [m["name"] for m in doc["metrics"]] == list(HEADLINE)
     for m in doc["metrics"]:
         assert list(m) == [
@@ -476,8 +504,14 @@ def test_text_puts_the_conclusion_first_and_fits_80_columns(tmp_path: Path) -> N
         "peak_kv_cache_usage": 1.0,
         "preemptions": 12,
     }
-    c = compare(*sides(tmp_path, Setup(), Setup(latency=1.2, command="vllm serve my/model", server=server,
-                                                saturated=True), runs=3))  # fmt: skip
+    c = compare(
+        *sides(
+            tmp_path,
+            Setup(),
+            Setup(latency=1.2, command="vllm serve my/model", server=server, saturated=True),
+            runs=3,
+        )
+    )
     text = comparison_text(c)
     lines = text.splitlines()
     assert lines[0].startswith("After is worse: ")

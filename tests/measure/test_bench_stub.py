@@ -154,8 +154,14 @@ def test_500_streams_are_really_concurrent(stub: ThreadedStub) -> None:
 
 def test_timed_run(stub: ThreadedStub) -> None:
     spec = WorkloadSpec(num_prompts=5, random_input_len=8, random_output_len=4)
-    config = BenchConfig(base_url=stub.base_url, model="stub", workload=spec, duration_s=1.0,
-                         request_rate=20.0, burstiness=math.inf)  # fmt: skip
+    config = BenchConfig(
+        base_url=stub.base_url,
+        model="stub",
+        workload=spec,
+        duration_s=1.0,
+        request_rate=20.0,
+        burstiness=math.inf,
+    )
     run = asyncio.run(run_bench(config))
     sent = [r for r in run.records if r.sent_s is not None]
     assert 17 <= len(sent) <= 20  # arrivals every 50 ms before 1 s, prompts reused
@@ -184,12 +190,33 @@ def test_cli_writes_the_result_and_redacts_the_key(
     stub: ThreadedStub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "r.json"
-    code = main([
-        "bench", "--base-url", stub.base_url + "/v1", "--model", "stub", "--num-prompts", "4",
-        "--random-input-len", "8", "--random-output-len", "4", "--api-key", "sk-secret-123",
-        "--server-command", "vllm serve Qwen/Qwen3-8B -tp 2 --max-num-seqs 64",
-        "--label", "before", "--output", str(out), "--format", "json", "--gpus", "2xH100",
-    ])  # fmt: skip
+    code = main(
+        [
+            "bench",
+            "--base-url",
+            stub.base_url + "/v1",
+            "--model",
+            "stub",
+            "--num-prompts",
+            "4",
+            "--random-input-len",
+            "8",
+            "--random-output-len",
+            "4",
+            "--api-key",
+            "sk-secret-123",
+            "--server-command",
+            "vllm serve Qwen/Qwen3-8B -tp 2 --max-num-seqs 64",
+            "--label",
+            "before",
+            "--output",
+            str(out),
+            "--format",
+            "json",
+            "--gpus",
+            "2xH100",
+        ]
+    )
     printed = capsys.readouterr().out
     assert code == 0
     summary = json.loads(printed)  # nothing but the JSON on stdout
@@ -209,11 +236,26 @@ def test_cli_writes_the_result_and_redacts_the_key(
 def test_cli_text_table_and_save_result_naming(
     stub: ThreadedStub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main([
-        "bench", "--base-url", stub.base_url, "--model", "org/stub", "--num-prompts", "3",
-        "--random-input-len", "8", "--random-output-len", "4", "--save-result",
-        "--result-dir", str(tmp_path), "--max-concurrency", "2",
-    ])  # fmt: skip
+    code = main(
+        [
+            "bench",
+            "--base-url",
+            stub.base_url,
+            "--model",
+            "org/stub",
+            "--num-prompts",
+            "3",
+            "--random-input-len",
+            "8",
+            "--random-output-len",
+            "4",
+            "--save-result",
+            "--result-dir",
+            str(tmp_path),
+            "--max-concurrency",
+            "2",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "Serving Benchmark Result" in out and "Mean TTFT (ms):" in out
@@ -226,8 +268,21 @@ def test_cli_exit_1_when_every_request_fails(
 ) -> None:
     stub.set_behaviour(StubBehaviour(fail_every=1, fail_status=503))
     out = tmp_path / "r.json"
-    code = main(["bench", "--base-url", stub.base_url, "--model", "stub", "--num-prompts", "3",
-                 "--random-input-len", "8", "--output", str(out)])  # fmt: skip
+    code = main(
+        [
+            "bench",
+            "--base-url",
+            stub.base_url,
+            "--model",
+            "stub",
+            "--num-prompts",
+            "3",
+            "--random-input-len",
+            "8",
+            "--output",
+            str(out),
+        ]
+    )
     capsys.readouterr()
     assert code == 1
     doc = json.loads(out.read_text(encoding="utf-8"))
@@ -272,11 +327,28 @@ def test_ctrl_c_writes_a_partial_result(tmp_path: Path) -> None:
     out = tmp_path / "partial.json"
     with ThreadedStub(StubBehaviour(ttft_ms=20, itl_ms=100)) as slow:
         proc = subprocess.Popen(
-            [str(SERVETUNE), "bench", "--base-url", slow.base_url, "--model", "stub",
-             "--num-prompts", "100", "--random-input-len", "8", "--random-output-len", "50",
-             "--max-concurrency", "4", "--output", str(out)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "NO_COLOR": "1"},
-        )  # fmt: skip
+            [
+                str(SERVETUNE),
+                "bench",
+                "--base-url",
+                slow.base_url,
+                "--model",
+                "stub",
+                "--num-prompts",
+                "100",
+                "--random-input-len",
+                "8",
+                "--random-output-len",
+                "50",
+                "--max-concurrency",
+                "4",
+                "--output",
+                str(out),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "NO_COLOR": "1"},
+        )
         deadline = time.monotonic() + 30
         while (
             time.monotonic() < deadline
@@ -295,8 +367,9 @@ def test_ctrl_c_writes_a_partial_result(tmp_path: Path) -> None:
 def test_a_busy_client_sees_its_own_lag(stub: ThreadedStub) -> None:
     """Block the client's event loop now and then: the send lag must show it."""
     spec = WorkloadSpec(num_prompts=40, random_input_len=8, random_output_len=2)
-    config = BenchConfig(base_url=stub.base_url, model="stub", workload=spec,
-                         request_rate=100.0, burstiness=math.inf)  # fmt: skip
+    config = BenchConfig(
+        base_url=stub.base_url, model="stub", workload=spec, request_rate=100.0, burstiness=math.inf
+    )
 
     async def scenario() -> BenchRun:
         async def hog() -> None:
@@ -343,8 +416,21 @@ def test_an_unwritable_output_path_keeps_the_result(
 ) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder", encoding="utf-8")
-    code = main(["bench", "--base-url", stub.base_url, "--model", "stub", "--num-prompts", "2",
-                 "--random-input-len", "8", "--output", str(blocker / "r.json")])  # fmt: skip
+    code = main(
+        [
+            "bench",
+            "--base-url",
+            stub.base_url,
+            "--model",
+            "stub",
+            "--num-prompts",
+            "2",
+            "--random-input-len",
+            "8",
+            "--output",
+            str(blocker / "r.json"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2
     saved = Path(err.split("the result was saved to ")[1].split()[0].rstrip(";"))

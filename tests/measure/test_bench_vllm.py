@@ -30,9 +30,20 @@ pytestmark = [pytest.mark.vllm, pytest.mark.usefixtures("vllm_cpu")]
 SERVETUNE = Path(sys.executable).parent / "servetune"
 OUTPUT_LEN = 32
 WORKLOAD = [
-    "--dataset-name", "random", "--random-input-len", "64", "--random-output-len", str(OUTPUT_LEN),
-    "--num-prompts", "24", "--request-rate", "8", "--ignore-eos", "--seed", "7",
-]  # fmt: skip
+    "--dataset-name",
+    "random",
+    "--random-input-len",
+    "64",
+    "--random-output-len",
+    str(OUTPUT_LEN),
+    "--num-prompts",
+    "24",
+    "--request-rate",
+    "8",
+    "--ignore-eos",
+    "--seed",
+    "7",
+]
 CPU_BLOCK_TOKENS = 128  # vLLM's KV block on CPU (shared/reference/vllm-on-cpu.md)
 
 
@@ -44,8 +55,17 @@ def server() -> Iterator[vllm_cpu.RunningServer]:
 
 
 def servetune_bench(server: vllm_cpu.RunningServer, out: Path, *extra: str) -> dict[str, Any]:
-    argv = [str(SERVETUNE), "bench", "--base-url", server.base_url, "--model", "tiny",
-            "--output", str(out), *extra]  # fmt: skip
+    argv = [
+        str(SERVETUNE),
+        "bench",
+        "--base-url",
+        server.base_url,
+        "--model",
+        "tiny",
+        "--output",
+        str(out),
+        *extra,
+    ]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr + done.stdout
     doc: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
@@ -66,17 +86,37 @@ def streamed_share(itls: list[list[float]]) -> float:
 def test_bench_agrees_with_vllm_bench_serve(server: vllm_cpu.RunningServer, tmp_path: Path) -> None:
     ours = servetune_bench(server, tmp_path / "ours.json", *WORKLOAD)
     vllm_args = [
-        str(vllm_cpu.VLLM_BIN), "bench", "serve", "--backend", "vllm",
-        "--base-url", server.base_url, "--model", "tiny",
-        "--tokenizer", str(vllm_cpu.TINY_MODEL_DIR), *WORKLOAD,
-        "--percentile-metrics", "ttft,tpot,itl,e2el", "--metric-percentiles", "50,90,99",
-        "--save-result", "--save-detailed", "--result-dir", str(tmp_path),
-        "--result-filename", "vllm.json",
-    ]  # fmt: skip
+        str(vllm_cpu.VLLM_BIN),
+        "bench",
+        "serve",
+        "--backend",
+        "vllm",
+        "--base-url",
+        server.base_url,
+        "--model",
+        "tiny",
+        "--tokenizer",
+        str(vllm_cpu.TINY_MODEL_DIR),
+        *WORKLOAD,
+        "--percentile-metrics",
+        "ttft,tpot,itl,e2el",
+        "--metric-percentiles",
+        "50,90,99",
+        "--save-result",
+        "--save-detailed",
+        "--result-dir",
+        str(tmp_path),
+        "--result-filename",
+        "vllm.json",
+    ]
     done = subprocess.run(
-        vllm_args, env=vllm_cpu.vllm_env(), capture_output=True, text=True, timeout=600,
+        vllm_args,
+        env=vllm_cpu.vllm_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
         check=False,
-    )  # fmt: skip
+    )
     assert done.returncode == 0, vllm_cpu.tail(done.stdout + done.stderr)
     theirs = json.loads((tmp_path / "vllm.json").read_text(encoding="utf-8"))
     # Counts agree exactly: both take output tokens from the server's usage.
@@ -108,11 +148,22 @@ def test_bench_agrees_with_vllm_bench_serve(server: vllm_cpu.RunningServer, tmp_
 
 def test_metrics_samples_and_chat_stream(server: vllm_cpu.RunningServer, tmp_path: Path) -> None:
     doc = servetune_bench(
-        server, tmp_path / "chat.json",
-        "--endpoint", "/v1/chat/completions", "--random-input-len", "32",
-        "--random-output-len", "64", "--num-prompts", "30", "--request-rate", "10",
-        "--ignore-eos", "--max-concurrency", "8",
-    )  # fmt: skip
+        server,
+        tmp_path / "chat.json",
+        "--endpoint",
+        "/v1/chat/completions",
+        "--random-input-len",
+        "32",
+        "--random-output-len",
+        "64",
+        "--num-prompts",
+        "30",
+        "--request-rate",
+        "10",
+        "--ignore-eos",
+        "--max-concurrency",
+        "8",
+    )
     assert doc["completed"] == 30
     assert doc["total_output_tokens"] == 30 * 64
     block = doc["servetune"]
@@ -141,8 +192,15 @@ def test_metrics_samples_and_chat_stream(server: vllm_cpu.RunningServer, tmp_pat
 
 def _library_run(server: vllm_cpu.RunningServer, prompt_seed: int) -> dict[str, Any]:
     spec = WorkloadSpec(num_prompts=8, random_input_len=300, random_output_len=4)
-    config = BenchConfig(base_url=server.base_url, model="tiny", workload=spec, seed=1,
-                         prompt_seed=prompt_seed, request_rate=20.0, ignore_eos=True)  # fmt: skip
+    config = BenchConfig(
+        base_url=server.base_url,
+        model="tiny",
+        workload=spec,
+        seed=1,
+        prompt_seed=prompt_seed,
+        request_rate=20.0,
+        ignore_eos=True,
+    )
     run = asyncio.run(run_bench(config))
     doc = document(run, summarize(run))
     assert doc["completed"] == 8
@@ -179,9 +237,16 @@ def test_samples_read_the_live_counters(server: vllm_cpu.RunningServer) -> None:
     (Not the running gauge: on this machine vLLM 0.32's `num_requests_running` read 0 at all 12
     samples of a run with up to 8 requests in flight, while its counters moved.)"""
     spec = WorkloadSpec(num_prompts=30, random_input_len=32, random_output_len=64)
-    config = BenchConfig(base_url=server.base_url, model="tiny", workload=spec,
-                         endpoint="/v1/chat/completions", request_rate=10.0, max_concurrency=8,
-                         ignore_eos=True, metrics_interval_s=0.1)  # fmt: skip
+    config = BenchConfig(
+        base_url=server.base_url,
+        model="tiny",
+        workload=spec,
+        endpoint="/v1/chat/completions",
+        request_rate=10.0,
+        max_concurrency=8,
+        ignore_eos=True,
+        metrics_interval_s=0.1,
+    )
     run = asyncio.run(run_bench(config))
     summary = summarize(run)
     assert summary.completed == 30 and summary.server is not None

@@ -96,8 +96,11 @@ def _vllm_event(text: str, *, spaced: bool, usage: tuple[int, int] | None, finis
         "choices": [choice],
     }
     if usage is not None:
-        obj["usage"] = {"prompt_tokens": usage[0], "total_tokens": sum(usage),
-                        "completion_tokens": usage[1]}  # fmt: skip
+        obj["usage"] = {
+            "prompt_tokens": usage[0],
+            "total_tokens": sum(usage),
+            "completion_tokens": usage[1],
+        }
     separators = (", ", ": ") if spaced else (",", ":")
     return json.dumps(obj, separators=separators, ensure_ascii=False).encode()
 

@@ -197,8 +197,9 @@ def test_sharegpt_workload(tmp_path: Path) -> None:
 def test_random_workload_without_a_tokenizer_is_one_word_per_token() -> None:
     import asyncio
 
-    spec = workload.WorkloadSpec(num_prompts=5, random_input_len=20, random_output_len=7,
-                                 random_prefix_len=4)  # fmt: skip
+    spec = workload.WorkloadSpec(
+        num_prompts=5, random_input_len=20, random_output_len=7, random_prefix_len=4
+    )
     prompts, mode = asyncio.run(workload.random_prompts(spec, random.Random(0)))
     assert mode == "approximate"
     assert all(p.text is not None and len(p.text.split()) == 24 for p in prompts)

@@ -52,8 +52,10 @@ class CachingStub(StubServer):
         self._scan()
         status, body, kind = super()._metrics(request)
         labels = '{engine="0",model_name="stub"}'
-        extra = (f"vllm:prefix_cache_queries_total{labels} {float(self.queries)}\n"
-                 f"vllm:prefix_cache_hits_total{labels} {float(self.hits)}\n")  # fmt: skip
+        extra = (
+            f"vllm:prefix_cache_queries_total{labels} {float(self.queries)}\n"
+            f"vllm:prefix_cache_hits_total{labels} {float(self.hits)}\n"
+        )
         return status, body + extra.encode(), kind
 
     def _reset_cache(self, _: Any) -> tuple[int, bytes, str]:
@@ -82,10 +84,21 @@ def dev() -> Iterator[ThreadedStub]:
 
 
 def run_once(stub: ThreadedStub, **extra: Any) -> ResultDoc:
-    spec = WorkloadSpec(num_prompts=30, random_input_len=48, random_output_len=4,
-                        random_prefix_len=extra.pop("prefix", 0))  # fmt: skip
-    config = BenchConfig(base_url=stub.base_url, model="stub", workload=spec, seed=3,
-                         request_rate=200.0, metrics_interval_s=0.2, **extra)  # fmt: skip
+    spec = WorkloadSpec(
+        num_prompts=30,
+        random_input_len=48,
+        random_output_len=4,
+        random_prefix_len=extra.pop("prefix", 0),
+    )
+    config = BenchConfig(
+        base_url=stub.base_url,
+        model="stub",
+        workload=spec,
+        seed=3,
+        request_rate=200.0,
+        metrics_interval_s=0.2,
+        **extra,
+    )
     run = asyncio.run(run_bench(config))
     return document(run, summarize(run))
 
@@ -115,9 +128,12 @@ def test_repeats_get_fresh_prompts_when_the_cache_cannot_be_reset(plain: Threade
     assert one["prompt_seed"] != two["prompt_seed"]  # drawn per run, recorded
     assert two["hit_rate"] == 0.0 and not two["unexpected_hits"]
     # The shape of the workload stays the seed's: the same lengths, the same schedule.
-    shape = [(r["input_len"], r["max_tokens"], r["scheduled_s"]) for r in first["servetune"]["requests"]]  # fmt: skip
-    assert shape == [(r["input_len"], r["max_tokens"], r["scheduled_s"])
-                     for r in again["servetune"]["requests"]]  # fmt: skip
+    shape = [
+        (r["input_len"], r["max_tokens"], r["scheduled_s"]) for r in first["servetune"]["requests"]
+    ]
+    assert shape == [
+        (r["input_len"], r["max_tokens"], r["scheduled_s"]) for r in again["servetune"]["requests"]
+    ]
     assert "fresh prompt texts, --prompt-seed" in bench_text(again, None, "en")
 
 

@@ -28,10 +28,22 @@ def stub() -> Iterator[ThreadedStub]:
 
 
 def config(stub: ThreadedStub, n: int, **extra: Any) -> BenchConfig:
-    spec = WorkloadSpec(num_prompts=extra.pop("num_prompts", 40), random_input_len=24,
-                        random_output_len=6, random_range_ratio=0.5)  # fmt: skip
-    return BenchConfig(base_url=stub.base_url, model="stub", workload=spec, request_rate=20.0,
-                       seed=11, prompt_seed=5, workers=n, **extra)  # fmt: skip
+    spec = WorkloadSpec(
+        num_prompts=extra.pop("num_prompts", 40),
+        random_input_len=24,
+        random_output_len=6,
+        random_range_ratio=0.5,
+    )
+    return BenchConfig(
+        base_url=stub.base_url,
+        model="stub",
+        workload=spec,
+        request_rate=20.0,
+        seed=11,
+        prompt_seed=5,
+        workers=n,
+        **extra,
+    )
 
 
 def schedule_of(run: BenchRun) -> list[tuple[int, float, int | None, int]]:
@@ -41,10 +53,14 @@ def schedule_of(run: BenchRun) -> list[tuple[int, float, int | None, int]]:
 def test_one_and_two_workers_make_the_same_run(stub: ThreadedStub) -> None:
     stub.server.reset()
     one = asyncio.run(run_bench(config(stub, 1)))
-    sent_one = sorted(r.body["prompt"] for r in stub.server.received if r.path == "/v1/completions" and r.body)  # fmt: skip
+    sent_one = sorted(
+        r.body["prompt"] for r in stub.server.received if r.path == "/v1/completions" and r.body
+    )
     stub.server.reset()
     two = asyncio.run(run_bench(config(stub, 2)))
-    sent_two = sorted(r.body["prompt"] for r in stub.server.received if r.path == "/v1/completions" and r.body)  # fmt: skip
+    sent_two = sorted(
+        r.body["prompt"] for r in stub.server.received if r.path == "/v1/completions" and r.body
+    )
     assert two.workers == 2 and not two.partial
     # The same requests, on the same seeded schedule, with the same prompts.
     assert schedule_of(one) == schedule_of(two)
@@ -78,8 +94,12 @@ def test_the_concurrency_cap_is_shared_out(stub: ThreadedStub) -> None:
     assert summary.completed == 12
     assert summary.max_concurrent_requests <= 3
     prompts = [Prompt(f"p{i}", None, 4, 4) for i in range(5)]
-    shares = workers.jobs(config(stub, 2, max_concurrency=3), prompts, [0.1 * i for i in range(5)],
-                          continuous_usage=False)  # fmt: skip
+    shares = workers.jobs(
+        config(stub, 2, max_concurrency=3),
+        prompts,
+        [0.1 * i for i in range(5)],
+        continuous_usage=False,
+    )
     assert [j.concurrency for j in shares] == [2, 1]
     assert [p.text for p in shares[1].prompts] == ["p1", "p3"]
     assert shares[1].arrivals == [0.1, 0.30000000000000004]
@@ -150,9 +170,31 @@ def test_a_bad_worker_count_reads_as_the_flag(capsys: pytest.CaptureFixture[str]
 
 def test_the_cli_runs_workers_into_one_result_file(stub: ThreadedStub, tmp_path: Path) -> None:
     out = tmp_path / "two.json"
-    code = main(["bench", "--base-url", stub.base_url, "--model", "stub", "--num-prompts", "10",
-                 "--random-input-len", "8", "--random-output-len", "3", "--request-rate", "50",
-                 "--workers", "2", "--prompt-seed", "4", "--output", str(out), "--format", "json"])  # fmt: skip
+    code = main(
+        [
+            "bench",
+            "--base-url",
+            stub.base_url,
+            "--model",
+            "stub",
+            "--num-prompts",
+            "10",
+            "--random-input-len",
+            "8",
+            "--random-output-len",
+            "3",
+            "--request-rate",
+            "50",
+            "--workers",
+            "2",
+            "--prompt-seed",
+            "4",
+            "--output",
+            str(out),
+            "--format",
+            "json",
+        ]
+    )
     assert code == 0
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert doc["completed"] == 10

@@ -68,8 +68,13 @@ def make(spec: WorkloadSpec, seed: int = 0) -> tuple[list[Prompt], SubwordTokeni
 
 
 def test_10000_prompts_share_no_block_beyond_the_common_prefix() -> None:
-    spec = WorkloadSpec(num_prompts=10_000, random_input_len=64, random_output_len=8,
-                        random_range_ratio=0.5, random_prefix_len=40)  # fmt: skip
+    spec = WorkloadSpec(
+        num_prompts=10_000,
+        random_input_len=64,
+        random_output_len=8,
+        random_range_ratio=0.5,
+        random_prefix_len=40,
+    )
     prompts, tok, mode = make(spec)
     assert mode == "server"
     assert len(prompts) == 10_000
@@ -97,8 +102,9 @@ def test_long_prompts_without_a_prefix_never_hit_a_cache() -> None:
 
 
 def test_the_seed_decides_and_the_content_seed_changes_only_the_text() -> None:
-    spec = WorkloadSpec(num_prompts=50, random_input_len=48, random_output_len=8,
-                        random_range_ratio=0.3)  # fmt: skip
+    spec = WorkloadSpec(
+        num_prompts=50, random_input_len=48, random_output_len=8, random_range_ratio=0.3
+    )
     first, _, _ = make(spec, seed=5)
     again, _, _ = make(spec, seed=5)
     assert [p.text for p in first] == [p.text for p in again]
@@ -117,8 +123,9 @@ def test_the_seed_decides_and_the_content_seed_changes_only_the_text() -> None:
 
 
 def test_without_a_tokenizer_prompts_are_distinct_words() -> None:
-    spec = WorkloadSpec(num_prompts=3000, random_input_len=20, random_output_len=8,
-                        random_prefix_len=4)  # fmt: skip
+    spec = WorkloadSpec(
+        num_prompts=3000, random_input_len=20, random_output_len=8, random_prefix_len=4
+    )
     prompts, mode = asyncio.run(workload.random_prompts(spec, random.Random(0)))
     assert mode == "approximate"
     words = [(p.text or "").split() for p in prompts]

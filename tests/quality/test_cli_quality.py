@@ -16,9 +16,18 @@ from servetune.quality import dataset
 from answer_server import AnswerBook, serve, serve_not_http
 
 KEYS = {
-    "schema_version", "dataset", "n", "before", "after", "difference_pct_points", "ci_low",
-    "ci_high", "agreement", "verdict", "differing",
-}  # fmt: skip
+    "schema_version",
+    "dataset",
+    "n",
+    "before",
+    "after",
+    "difference_pct_points",
+    "ci_low",
+    "ci_high",
+    "agreement",
+    "verdict",
+    "differing",
+}
 
 
 def _book(questions: list[dataset.Question], wrong: set[str] | None = None) -> AnswerBook:

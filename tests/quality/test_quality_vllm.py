@@ -24,12 +24,29 @@ def server() -> Iterator[vllm_cpu.RunningServer]:
 def test_quality_on_the_tiny_model_is_honest_about_noise(
     server: vllm_cpu.RunningServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main([
-        "quality", "--before", server.base_url, "--after", server.base_url,
-        "--model", vllm_cpu.SERVED_MODEL_NAME, "--endpoint", "/v1/completions",
-        "--dataset", "builtin:math", "--num", "12", "--max-tokens", "12", "--concurrency", "4",
-        "--format", "json",
-    ])  # fmt: skip
+    code = main(
+        [
+            "quality",
+            "--before",
+            server.base_url,
+            "--after",
+            server.base_url,
+            "--model",
+            vllm_cpu.SERVED_MODEL_NAME,
+            "--endpoint",
+            "/v1/completions",
+            "--dataset",
+            "builtin:math",
+            "--num",
+            "12",
+            "--max-tokens",
+            "12",
+            "--concurrency",
+            "4",
+            "--format",
+            "json",
+        ]
+    )
     doc = json.loads(capsys.readouterr().out)
     assert doc["n"] == 12
     assert doc["before"]["errors"] == 0 and doc["after"]["errors"] == 0

@@ -20,13 +20,32 @@ from result_files import Setup, ours, write_runs
 
 
 def _doc() -> ResultSummary:
-    setup = Setup(saturated=True, failed=3, server={"peak_running": 12.0, "peak_waiting": 3.0,
-                                                    "peak_kv_cache_usage": 0.42, "preemptions": 0.0})  # fmt: skip
+    setup = Setup(
+        saturated=True,
+        failed=3,
+        server={
+            "peak_running": 12.0,
+            "peak_waiting": 3.0,
+            "peak_kv_cache_usage": 0.42,
+            "preemptions": 0.0,
+        },
+    )
     doc = ours(setup, 1)
-    doc.update({"completed": 200, "failed": 3, "duration": 19.5, "total_input_tokens": 102400,
-                "total_output_tokens": 6400, "request_throughput": 10.24, "output_throughput": 327.6,
-                "max_output_tokens_per_s": 400.0, "max_concurrent_requests": 7,
-                "total_token_throughput": 5568.7, "request_goodput": None})  # fmt: skip
+    doc.update(
+        {
+            "completed": 200,
+            "failed": 3,
+            "duration": 19.5,
+            "total_input_tokens": 102400,
+            "total_output_tokens": 6400,
+            "request_throughput": 10.24,
+            "output_throughput": 327.6,
+            "max_output_tokens_per_s": 400.0,
+            "max_concurrent_requests": 7,
+            "total_token_throughput": 5568.7,
+            "request_goodput": None,
+        }
+    )
     doc["servetune"]["errors_by_kind"] = {"timeout": 3}
     doc["servetune"]["partial"] = True
     return cast("ResultSummary", doc)  # the synthetic file has the summary's keys
@@ -60,8 +79,15 @@ def test_bench_table_speaks_the_language() -> None:
 def test_live_line() -> None:
     line = live_line(elapsed_s=3.25, done=10, total=50, failed=1, in_flight=4, tokens_per_s=1234.5)
     assert line == "   3.2 s  done 10/50  failed 1  in flight 4  1,234 tok/s"
-    zh = live_line(elapsed_s=3.25, done=10, total=None, failed=1, in_flight=4, tokens_per_s=0.0,
-                   language="zh-TW")  # fmt: skip
+    zh = live_line(
+        elapsed_s=3.25,
+        done=10,
+        total=None,
+        failed=1,
+        in_flight=4,
+        tokens_per_s=0.0,
+        language="zh-TW",
+    )
     assert "完成 10 " in zh and "/" not in zh.split("tok/s")[0]
 
 
@@ -73,9 +99,10 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]
 def test_compare_in_zh_tw(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = write_runs(tmp_path / "b", Setup(), range(1, 4))
     after = write_runs(
-        tmp_path / "a", Setup(latency=1.3, command="vllm serve my/model --max-num-seqs 256"),
+        tmp_path / "a",
+        Setup(latency=1.3, command="vllm serve my/model --max-num-seqs 256"),
         range(101, 104),
-    )  # fmt: skip
+    )
     code, english = _run(["compare", str(before), str(after), "--lang", "en"], capsys)
     assert code == 0 and "verdict" in english and "worse" in english
     code, chinese = _run(["compare", str(before), str(after), "--lang", "zh-TW"], capsys)
@@ -93,12 +120,24 @@ def test_compare_in_zh_tw(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert doc_en == doc_zh  # the JSON contract does not depend on the language
 
 
-_FULL_KV = {"peak_running": 40.0, "peak_waiting": 9.0, "peak_kv_cache_usage": 1.0,
-            "preemptions": 7.0}  # fmt: skip
-_SLOTS_BUSY = {"peak_running": 128.0, "peak_waiting": 9.0, "peak_kv_cache_usage": 0.6,
-               "preemptions": 0.0}  # fmt: skip
-_BUDGET = {"peak_running": 10.0, "peak_waiting": 9.0, "peak_kv_cache_usage": 0.2,
-           "preemptions": 0.0}  # fmt: skip
+_FULL_KV = {
+    "peak_running": 40.0,
+    "peak_waiting": 9.0,
+    "peak_kv_cache_usage": 1.0,
+    "preemptions": 7.0,
+}
+_SLOTS_BUSY = {
+    "peak_running": 128.0,
+    "peak_waiting": 9.0,
+    "peak_kv_cache_usage": 0.6,
+    "preemptions": 0.0,
+}
+_BUDGET = {
+    "peak_running": 10.0,
+    "peak_waiting": 9.0,
+    "peak_kv_cache_usage": 0.2,
+    "preemptions": 0.0,
+}
 _TWO_KNOBS = "vllm serve my/model --max-num-seqs 256 --max-num-batched-tokens 4096"
 # One scenario per warning, conclusion and next step the judge can write.
 _SCENARIOS = {
@@ -160,8 +199,21 @@ def test_accept_in_zh_tw(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     after = write_runs(
         tmp_path / "a", Setup(command="vllm serve m --max-num-seqs 256"), range(3, 6)
     )
-    argv = ["accept", "--gpus", "1xA100-80GB", "--before", str(before), "--after", str(after),
-            "--", "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--max-num-seqs", "256"]  # fmt: skip
+    argv = [
+        "accept",
+        "--gpus",
+        "1xA100-80GB",
+        "--before",
+        str(before),
+        "--after",
+        str(after),
+        "--",
+        "vllm",
+        "serve",
+        "Qwen/Qwen2.5-7B-Instruct",
+        "--max-num-seqs",
+        "256",
+    ]
     code_en, english = _run([*argv[:1], "--lang", "en", *argv[1:]], capsys)
     code_zh, chinese = _run([*argv[:1], "--lang", "zh-TW", *argv[1:]], capsys)
     assert code_en == code_zh
@@ -217,8 +269,15 @@ def _accept_argv(scenario: str, tmp_path: Path) -> tuple[list[str], list[str]]:
         argv += ["--before", str(before), "--after", str(after)]
     if verdict is not None:
         quality = tmp_path / "quality.json"
-        doc = {"schema_version": 1, "dataset": "builtin:math", "n": 200, "verdict": verdict,
-               "difference_pct_points": -0.5, "ci_low": -1.4, "ci_high": 0.4}  # fmt: skip
+        doc = {
+            "schema_version": 1,
+            "dataset": "builtin:math",
+            "n": 200,
+            "verdict": verdict,
+            "difference_pct_points": -0.5,
+            "ci_low": -1.4,
+            "ci_high": 0.4,
+        }
         quality.write_text(json.dumps(doc), encoding="utf-8")
         argv += ["--quality", str(quality)]
     return argv, ["--", "vllm", "serve", *served]
@@ -291,8 +350,19 @@ def test_every_command_takes_lang() -> None:
 def test_check_in_zh_tw_says_where_defaults_came_from_in_chinese(
     version: str, gpus: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = ["check", "--gpus", gpus, "--vllm-version", version, "--lang", "zh-TW", "--",
-            "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"]  # fmt: skip
+    argv = [
+        "check",
+        "--gpus",
+        gpus,
+        "--vllm-version",
+        version,
+        "--lang",
+        "zh-TW",
+        "--",
+        "vllm",
+        "serve",
+        "meta-llama/Llama-3.1-8B-Instruct",
+    ]
     _, chinese = _run(argv, capsys)
     lines = chinese.splitlines()
     start = lines.index("實際生效的設定")
@@ -303,6 +373,16 @@ def test_check_in_zh_tw_says_where_defaults_came_from_in_chinese(
     assert english == []
     words = set(re.findall(r"[A-Za-z][A-Za-z0-9]*", _VERBATIM.sub(" ", " ".join(notes))))
     assert words - _NAMES - {"vLLM", "auto", "GPU", "GiB", "T4", "A100", "H200", "SXM"} <= {
-        "float16", "bfloat16", "max", "position", "embeddings", "chunked", "prefill", "context",
-        "checkpoint", "dtype", "K", "GB",
-    }  # names and config keys zh-TW keeps in English  # fmt: skip
+        "float16",
+        "bfloat16",
+        "max",
+        "position",
+        "embeddings",
+        "chunked",
+        "prefill",
+        "context",
+        "checkpoint",
+        "dtype",
+        "K",
+        "GB",
+    }  # names and config keys zh-TW keeps in English

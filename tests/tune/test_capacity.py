@@ -21,8 +21,20 @@ def fake_probe(true_capacity: int, seen: list[int]) -> cap.Search:
         over = 0 if ok else 20
         misses = {"ttft": (over, 50)}
         passed, sure = cap.verdict(misses, 0, 90)
-        return cap.Probe(users, 0, 50, 0, {"ttft": 100.0 if ok else 900.0}, misses,
-                         10.0 * users, users / 2, 1.0, None, passed, sure)  # fmt: skip
+        return cap.Probe(
+            users,
+            0,
+            50,
+            0,
+            {"ttft": 100.0 if ok else 900.0},
+            misses,
+            10.0 * users,
+            users / 2,
+            1.0,
+            None,
+            passed,
+            sure,
+        )
 
     return cap.Search(probe=probe)
 
@@ -70,9 +82,20 @@ def test_binomial_cdf_matches_known_values() -> None:
 
 
 def test_a_trial_repeats_at_its_capacity_and_names_unreachable_targets(tmp_path: Path) -> None:
-    spec = TrialSpec(0, ("vllm",), {"--max-num-seqs": "8"}, "m", WorkloadSpec(),
-                     "/v1/completions", 0, Targets({"ttft": 400.0}), tmp_path, "vllm",
-                     repeats=3, max_num_seqs=8)  # fmt: skip
+    spec = TrialSpec(
+        0,
+        ("vllm",),
+        {"--max-num-seqs": "8"},
+        "m",
+        WorkloadSpec(),
+        "/v1/completions",
+        0,
+        Targets({"ttft": 400.0}),
+        tmp_path,
+        "vllm",
+        repeats=3,
+        max_num_seqs=8,
+    )
     calls: list[tuple[int, int]] = []
 
     def prober(truth: int) -> Callable[[int, int], cap.Probe]:
@@ -98,5 +121,19 @@ def _probe(users: int, truth: int, repeat: int) -> cap.Probe:
     misses = {"ttft": (0 if ok else 30, 50)}
     passed, sure = cap.verdict(misses, 0, 99)
     load = LoadSignals(8, 8, 8, 20, 10, 0.4, 0)  # every slot busy, a queue, KV room
-    return cap.Probe(users, repeat, 50, 0, {"ttft": 300.0}, misses, 100.0, 2.0, 1.0, None,
-                     passed, sure, load, 0.001)  # fmt: skip
+    return cap.Probe(
+        users,
+        repeat,
+        50,
+        0,
+        {"ttft": 300.0},
+        misses,
+        100.0,
+        2.0,
+        1.0,
+        None,
+        passed,
+        sure,
+        load,
+        0.001,
+    )

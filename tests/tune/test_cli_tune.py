@@ -26,8 +26,19 @@ def capacity_by_budget(spec: TrialSpec, _: EventSink) -> TrialResult:
 
 
 def base(tmp_path: Path) -> list[str]:
-    return ["tune", "--vllm", "/bin/true", "--gpus", "1xA100-80GB", "--slo", "ttft:2000",
-            "--slo", "tpot:50", "--output", str(tmp_path / "out")]  # fmt: skip
+    return [
+        "tune",
+        "--vllm",
+        "/bin/true",
+        "--gpus",
+        "1xA100-80GB",
+        "--slo",
+        "ttft:2000",
+        "--slo",
+        "tpot:50",
+        "--output",
+        str(tmp_path / "out"),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -90,8 +101,15 @@ def test_nothing_met_the_targets_exits_1(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def unreachable(spec: TrialSpec, _: EventSink) -> TrialResult:
-        return TrialResult(spec.index, spec.flags, "slo-unreachable", Capacity(0, 1, None, None, 0.9),
-                           "slo-unreachable", None, started=True)  # fmt: skip
+        return TrialResult(
+            spec.index,
+            spec.flags,
+            "slo-unreachable",
+            Capacity(0, 1, None, None, 0.9),
+            "slo-unreachable",
+            None,
+            started=True,
+        )
 
     _with(unreachable, monkeypatch)
     assert main([*base(tmp_path), "--format", "json", *COMMAND]) == 1

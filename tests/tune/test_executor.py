@@ -36,17 +36,45 @@ def capacity_of(flags: dict[str, str] | object) -> int:
 
 def fake_result(spec: TrialSpec, throughput_scale: float = 1.0) -> TrialResult:
     users = capacity_of(dict(spec.flags))
-    probe = Probe(users, 0, 40, 0, {"ttft": 100.0}, {"ttft": (0, 40)}, 50.0 * users, users / 4,
-                  2.0, None, True, 0.99)  # fmt: skip
+    probe = Probe(
+        users,
+        0,
+        40,
+        0,
+        {"ttft": 100.0},
+        {"ttft": (0, 40)},
+        50.0 * users,
+        users / 4,
+        2.0,
+        None,
+        True,
+        0.99,
+    )
     found = Capacity(users, users + 1, 50.0 * users * throughput_scale, users / 4, 0.97)
-    return TrialResult(spec.index, spec.flags, "ok", found, "max-num-batched-tokens", None,
-                       (probe,), started=True, start_s=1.0, measure_s=2.0)  # fmt: skip
+    return TrialResult(
+        spec.index,
+        spec.flags,
+        "ok",
+        found,
+        "max-num-batched-tokens",
+        None,
+        (probe,),
+        started=True,
+        start_s=1.0,
+        measure_s=2.0,
+    )
 
 
 def config(tmp_path: Path, max_starts: int = 6) -> TuneConfig:
-    return TuneConfig(argv=START, targets=Targets({"ttft": 2000}, 99), output=tmp_path,
-                      vllm="/bin/true", gpus="4xA100-80GB", knobs=KNOBS,
-                      max_starts=max_starts)  # fmt: skip
+    return TuneConfig(
+        argv=START,
+        targets=Targets({"ttft": 2000}, 99),
+        output=tmp_path,
+        vllm="/bin/true",
+        gpus="4xA100-80GB",
+        knobs=KNOBS,
+        max_starts=max_starts,
+    )
 
 
 # --- the local executor -------------------------------------------------------------------------
@@ -83,8 +111,11 @@ def test_local_executor_reports_the_gpus_its_server_gets(tmp_path: Path) -> None
 def _spec(tmp_path: Path, *extra: str) -> TrialSpec:
     from servetune.tune.search import _State
 
-    state = _State(replace(config(tmp_path), argv=(*START, *extra)), lambda s, e: fake_result(s),
-                   lambda _: None)  # fmt: skip
+    state = _State(
+        replace(config(tmp_path), argv=(*START, *extra)),
+        lambda s, e: fake_result(s),
+        lambda _: None,
+    )
     return state.prepare({}).spec
 
 
@@ -121,11 +152,22 @@ class FakeExecutor:
         for i, spec in enumerate(specs):
             if spec.flags["--max-num-batched-tokens"] == self.lose:
                 self.lose = None
-                self._lost.append(TrialResult(spec.index, spec.flags, "lost", None, None,
-                                              "the Ray worker was lost: NodeDiedError"))  # fmt: skip
+                self._lost.append(
+                    TrialResult(
+                        spec.index,
+                        spec.flags,
+                        "lost",
+                        None,
+                        None,
+                        "the Ray worker was lost: NodeDiedError",
+                    )
+                )
             result = fake_result(spec, scale)
-            results.append(replace(result, placement=Placement("node-a", str(i)),
-                                   started_at=10.0, ended_at=20.0))  # fmt: skip
+            results.append(
+                replace(
+                    result, placement=Placement("node-a", str(i)), started_at=10.0, ended_at=20.0
+                )
+            )
         return results
 
     def lost(self) -> list[TrialResult]:
@@ -196,8 +238,12 @@ def test_interference_check_falls_back_to_one_trial_per_node(
 
 def test_interference_check_without_room_says_so(tmp_path: Path) -> None:
     events: list[str] = []
-    result = parallel.search(config(tmp_path, max_starts=3), FakeExecutor(slots=1), events.append,
-                             interference_check=True)  # fmt: skip
+    result = parallel.search(
+        config(tmp_path, max_starts=3),
+        FakeExecutor(slots=1),
+        events.append,
+        interference_check=True,
+    )
     assert result.interference is None
     assert "interference check: not run (never room for two trials at once)" in events
 
@@ -228,8 +274,20 @@ def test_executor_ray_without_ray_says_how_to_install(monkeypatch: pytest.Monkey
 
 
 def _tune_argv(tmp_path: Path, *options: str) -> list[str]:
-    return ["tune", "--vllm", "/bin/true", "--gpus", "1xA100-80GB", "--slo", "ttft:2000",
-            "--output", str(tmp_path / "run"), *options, "--", *START]  # fmt: skip
+    return [
+        "tune",
+        "--vllm",
+        "/bin/true",
+        "--gpus",
+        "1xA100-80GB",
+        "--slo",
+        "ttft:2000",
+        "--output",
+        str(tmp_path / "run"),
+        *options,
+        "--",
+        *START,
+    ]
 
 
 def test_cli_executor_ray_without_ray_is_a_usage_error(
@@ -244,9 +302,14 @@ def test_cli_executor_ray_without_ray_is_a_usage_error(
 
 @pytest.mark.parametrize(
     "options",
-    [("--parallel", "2"), ("--ray-address", "auto"), ("--interference-check",),
-     ("--executor", "ray", "--ray-address", "ray://nohost"), ("--parallel", "0")],
-)  # fmt: skip
+    [
+        ("--parallel", "2"),
+        ("--ray-address", "auto"),
+        ("--interference-check",),
+        ("--executor", "ray", "--ray-address", "ray://nohost"),
+        ("--parallel", "0"),
+    ],
+)
 def test_cli_executor_options_misused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], options: tuple[str, ...]
 ) -> None:

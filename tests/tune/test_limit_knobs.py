@@ -15,8 +15,9 @@ def load(running: float, waiting: float, kv: float, preempted: float = 0) -> Loa
 
 
 def limit_of(signals_: LoadSignals | None, users: int = 30, lag: float | None = 0.001) -> str:
-    return diagnose(signals_, users=users, max_num_seqs=32, client_lag_p99_s=lag,
-                    tightest_slo_s=0.05)  # fmt: skip
+    return diagnose(
+        signals_, users=users, max_num_seqs=32, client_lag_p99_s=lag, tightest_slo_s=0.05
+    )
 
 
 def test_each_limit_from_its_signature() -> None:
@@ -38,8 +39,11 @@ def test_each_limit_from_its_signature() -> None:
 
 
 def test_signals_summarize_samples() -> None:
-    samples = [MetricsSample(0.0, 4, 0, 0.2, 5), MetricsSample(0.5, 8, 4, 0.9, 7),
-               MetricsSample(1.0, None, None, None, None)]  # fmt: skip
+    samples = [
+        MetricsSample(0.0, 4, 0, 0.2, 5),
+        MetricsSample(0.5, 8, 4, 0.9, 7),
+        MetricsSample(1.0, None, None, None, None),
+    ]
     s = signals(samples)
     assert (s.peak_running, s.mean_running, s.mean_waiting) == (8, 6, 2)
     assert (s.peak_kv_cache_usage, s.preemptions, s.samples) == (0.9, 2, 3)
@@ -55,12 +59,20 @@ def test_step_walks_the_candidates() -> None:
 
 def test_moves_start_with_what_the_limit_points_to() -> None:
     flags = {knobs.SEQS: "256", knobs.BATCHED: "256", knobs.UTIL: "0.9", knobs.KV_DTYPE: "auto"}
-    values = {knobs.SEQS: ("32", "64", "256"), knobs.BATCHED: ("256", "512", "1024"),
-              knobs.UTIL: ("0.9", "0.95"), knobs.KV_DTYPE: ("auto", "fp8")}  # fmt: skip
-    first = {limit: knobs.moves(limit, flags, values)[0] for limit in
-             ("max-num-batched-tokens", "kv-cache", "max-num-seqs", "failed-start")}  # fmt: skip
+    values = {
+        knobs.SEQS: ("32", "64", "256"),
+        knobs.BATCHED: ("256", "512", "1024"),
+        knobs.UTIL: ("0.9", "0.95"),
+        knobs.KV_DTYPE: ("auto", "fp8"),
+    }
+    first = {
+        limit: knobs.moves(limit, flags, values)[0]
+        for limit in ("max-num-batched-tokens", "kv-cache", "max-num-seqs", "failed-start")
+    }
     assert (first["max-num-batched-tokens"].flag, first["max-num-batched-tokens"].value) == (
-        knobs.BATCHED, "512")  # fmt: skip
+        knobs.BATCHED,
+        "512",
+    )
     assert (first["kv-cache"].flag, first["kv-cache"].value) == (knobs.UTIL, "0.95")
     failed = knobs.moves("failed-start", {**flags, knobs.UTIL: "0.95"}, values)[0]
     assert (failed.flag, failed.value) == (knobs.UTIL, "0.9")
@@ -85,12 +97,37 @@ def test_the_trial_limit_is_the_failing_probes_majority() -> None:
     from servetune.tune.capacity import Probe
     from servetune.tune.trial import Targets, TrialSpec, _limit
 
-    spec = TrialSpec(0, ("vllm",), {}, "m", WorkloadSpec(), "/v1/completions", 0,
-                     Targets({"ttft": 400.0}), Path(), "vllm", max_num_seqs=32)  # fmt: skip
+    spec = TrialSpec(
+        0,
+        ("vllm",),
+        {},
+        "m",
+        WorkloadSpec(),
+        "/v1/completions",
+        0,
+        Targets({"ttft": 400.0}),
+        Path(),
+        "vllm",
+        max_num_seqs=32,
+    )
 
     def probe(users: int, signals_: LoadSignals | None) -> Probe:
-        return Probe(users, 0, 50, 0, {"ttft": 900.0}, {"ttft": (30, 50)}, None, None, 1.0,
-                     None, False, 0.99, signals_, 0.001)  # fmt: skip
+        return Probe(
+            users,
+            0,
+            50,
+            0,
+            {"ttft": 900.0},
+            {"ttft": (30, 50)},
+            None,
+            None,
+            1.0,
+            None,
+            False,
+            0.99,
+            signals_,
+            0.001,
+        )
 
     thin = probe(30, None)  # a probe whose /metrics samples were lost: "compute" alone
     starved = [probe(u, load(12, 20, 0.4)) for u in (32, 36)]

@@ -37,10 +37,21 @@ from servetune.tune.ray_executor import RayExecutor  # noqa: E402
 
 import vllm_sim  # noqa: E402 - after the skip
 
-START = ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct-AWQ", "--max-num-batched-tokens", "512",
-         "--max-num-seqs", "16"]  # fmt: skip
-WORLD = {"SIM_KV_BYTES_PER_TOKEN": "860000", "SIM_PREFILL_TOKEN_MS": "0.005",
-         "SIM_DECODE_SEQ_MS": "0.5", "SIM_SAFE_UTIL": "0.93"}  # fmt: skip
+START = [
+    "vllm",
+    "serve",
+    "Qwen/Qwen2.5-7B-Instruct-AWQ",
+    "--max-num-batched-tokens",
+    "512",
+    "--max-num-seqs",
+    "16",
+]
+WORLD = {
+    "SIM_KV_BYTES_PER_TOKEN": "860000",
+    "SIM_PREFILL_TOKEN_MS": "0.005",
+    "SIM_DECODE_SEQ_MS": "0.5",
+    "SIM_SAFE_UTIL": "0.93",
+}
 
 
 def ray_processes_below(pid: int) -> list[int]:
@@ -103,11 +114,38 @@ def stand_in(folder: Path, marker: str) -> Path:
 
 
 def argv(exe: Path, out: Path, *options: str) -> list[str]:
-    return ["tune", "--vllm", str(exe), "--gpus", "4xA100-80GB", "--slo", "ttft:400",
-            "--slo", "tpot:25", "--slo-percentile", "90", "--random-input-len", "128",
-            "--random-output-len", "16", "--repeats", "1", "--max-starts", "4",
-            "--knob", "max-num-batched-tokens=256,512,1024", "--knob", "max-num-seqs=16,32",
-            "--output", str(out), "--format", "json", *options, "--", *START]  # fmt: skip
+    return [
+        "tune",
+        "--vllm",
+        str(exe),
+        "--gpus",
+        "4xA100-80GB",
+        "--slo",
+        "ttft:400",
+        "--slo",
+        "tpot:25",
+        "--slo-percentile",
+        "90",
+        "--random-input-len",
+        "128",
+        "--random-output-len",
+        "16",
+        "--repeats",
+        "1",
+        "--max-starts",
+        "4",
+        "--knob",
+        "max-num-batched-tokens=256,512,1024",
+        "--knob",
+        "max-num-seqs=16,32",
+        "--output",
+        str(out),
+        "--format",
+        "json",
+        *options,
+        "--",
+        *START,
+    ]
 
 
 def overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -139,8 +177,10 @@ def test_trials_run_side_by_side_on_disjoint_gpus(
     assert len(trials) == 4 and doc["server_starts"] == 4
     folders = sorted((out / "trials").iterdir())
     assert len(folders) == 4
-    by_flags = {json.dumps(json.loads((f / TRIAL_FILE).read_text())["flags"], sort_keys=True): f
-                for f in folders}  # fmt: skip
+    by_flags = {
+        json.dumps(json.loads((f / TRIAL_FILE).read_text())["flags"], sort_keys=True): f
+        for f in folders
+    }
 
     # every trial says where and when it ran; the GPUs are those the stand-in was given
     for trial in trials:
@@ -158,8 +198,11 @@ def test_trials_run_side_by_side_on_disjoint_gpus(
         assert a["placement"]["cuda_visible_devices"] != b["placement"]["cuda_visible_devices"]
 
     # the probes landed in the output directory, where compare reads them
-    probes = [p["result_file"] for f in folders
-              for p in json.loads((f / TRIAL_FILE).read_text())["probes"]]  # fmt: skip
+    probes = [
+        p["result_file"]
+        for f in folders
+        for p in json.loads((f / TRIAL_FILE).read_text())["probes"]
+    ]
     assert probes and all(Path(p).is_relative_to(out) and Path(p).is_file() for p in probes)
     assert load_side([Path(probes[0])]).runs
 
@@ -184,8 +227,13 @@ def test_trials_run_side_by_side_on_disjoint_gpus(
 
 
 def _spec(tmp_path: Path, name: str, seed: int, n: int = 0) -> TrialSpec:
-    config = TuneConfig(argv=tuple(START), targets=Targets({"ttft": 400.0}), output=tmp_path,
-                        vllm="/bin/true", gpus="4xA100-80GB")  # fmt: skip
+    config = TuneConfig(
+        argv=tuple(START),
+        targets=Targets({"ttft": 400.0}),
+        output=tmp_path,
+        vllm="/bin/true",
+        gpus="4xA100-80GB",
+    )
     spec = _State(config, _unused, lambda _: None).prepare({}).spec
     return replace(spec, folder=tmp_path / name, seed=seed, flags={**spec.flags, "n": str(n)})
 
@@ -220,8 +268,15 @@ def _task_maker(scratch: str) -> Any:
 
             return run_on_worker(replace(spec, argv=("/nonexistent/vllm", *spec.argv[1:])))
         if spec.seed == 2:
-            child = _subprocess.Popen([_sys.executable, "-c", "import time; time.sleep(300)",
-                                       "st-ray-cancel-marker", scratch])  # fmt: skip
+            child = _subprocess.Popen(
+                [
+                    _sys.executable,
+                    "-c",
+                    "import time; time.sleep(300)",
+                    "st-ray-cancel-marker",
+                    scratch,
+                ]
+            )
             (here / f"server-{child.pid}").write_text("")
             try:
                 while True:
@@ -231,10 +286,16 @@ def _task_maker(scratch: str) -> Any:
                 child.wait()
         found = Capacity(8, 9, 400.0, 2.0, 0.95)
         result = TrialResult(spec.index, spec.flags, "ok", found, "compute", None, started=True)
-        return {"node": _socket.gethostname(), "node_id": _ray.get_runtime_context().get_node_id(),
-                "devices": _os.environ.get("CUDA_VISIBLE_DEVICES", ""), "started_at": _time.time(),
-                "ended_at": _time.time(), "result": result.to_json(),
-                "files": {"probes/c0008-r0.json": b"{}"}, "folder": "/elsewhere"}  # fmt: skip
+        return {
+            "node": _socket.gethostname(),
+            "node_id": _ray.get_runtime_context().get_node_id(),
+            "devices": _os.environ.get("CUDA_VISIBLE_DEVICES", ""),
+            "started_at": _time.time(),
+            "ended_at": _time.time(),
+            "result": result.to_json(),
+            "files": {"probes/c0008-r0.json": b"{}"},
+            "folder": "/elsewhere",
+        }
 
     return task
 

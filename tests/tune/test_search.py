@@ -24,11 +24,22 @@ CAP_KEYS = {"max_concurrency", "output_throughput", "request_throughput"}
 def probes(capacity: int) -> tuple[Probe, ...]:
     levels = [capacity // 2, capacity, capacity + 1, 2 * capacity]
     return tuple(
-        Probe(users, 0, 50, 0, {"ttft": 100.0 * users / capacity, "tpot": 20.0},
-              {"ttft": (0 if users <= capacity else 30, 50), "tpot": (0, 50)},
-              50.0 * users, users / 4, 2.0, None, users <= capacity, 0.99)
+        Probe(
+            users,
+            0,
+            50,
+            0,
+            {"ttft": 100.0 * users / capacity, "tpot": 20.0},
+            {"ttft": (0 if users <= capacity else 30, 50), "tpot": (0, 50)},
+            50.0 * users,
+            users / 4,
+            2.0,
+            None,
+            users <= capacity,
+            0.99,
+        )
         for users in levels
-    )  # fmt: skip
+    )
 
 
 class FakeRunner:
@@ -42,19 +53,41 @@ class FakeRunner:
         on_event("probe: fake")
         flags = spec.flags
         if flags["--gpu-memory-utilization"] == "0.95":
-            return TrialResult(spec.index, flags, "failed-start", None, "failed-start",
-                               "torch.OutOfMemoryError: CUDA out of memory", started=True)  # fmt: skip
+            return TrialResult(
+                spec.index,
+                flags,
+                "failed-start",
+                None,
+                "failed-start",
+                "torch.OutOfMemoryError: CUDA out of memory",
+                started=True,
+            )
         users = 10 if flags["--max-num-batched-tokens"] == "256" else 30
         limit: Limit = "max-num-batched-tokens" if users == 10 else "kv-cache"
         found = Capacity(users, users + 1, 50.0 * users, users / 4, 0.97)
-        return TrialResult(spec.index, flags, "ok", found, limit, None, probes(users),
-                           started=True, start_s=20.0, measure_s=60.0)  # fmt: skip
+        return TrialResult(
+            spec.index,
+            flags,
+            "ok",
+            found,
+            limit,
+            None,
+            probes(users),
+            started=True,
+            start_s=20.0,
+            measure_s=60.0,
+        )
 
 
 def config(tmp_path: Path, max_starts: int = 12) -> TuneConfig:
-    return TuneConfig(argv=START, targets=Targets({"ttft": 2000, "tpot": 50}, 99),
-                      output=tmp_path, vllm="/bin/true", gpus="1xA100-80GB",
-                      max_starts=max_starts)  # fmt: skip
+    return TuneConfig(
+        argv=START,
+        targets=Targets({"ttft": 2000, "tpot": 50}, 99),
+        output=tmp_path,
+        vllm="/bin/true",
+        gpus="1xA100-80GB",
+        max_starts=max_starts,
+    )
 
 
 def test_search_moves_the_knob_the_limit_points_to_and_keeps_the_better(tmp_path: Path) -> None:
@@ -82,21 +115,47 @@ def test_tune_json_is_the_contract(tmp_path: Path) -> None:
     result = run_tune(config(tmp_path), FakeRunner())
     doc = output.write_document(result)
     assert json.loads((tmp_path / "tune.json").read_text()) == doc
-    assert list(doc) == ["schema_version", "slo", "baseline", "best", "trials",
-                         "server_starts", "report", "next_step"]  # fmt: skip
+    assert list(doc) == [
+        "schema_version",
+        "slo",
+        "baseline",
+        "best",
+        "trials",
+        "server_starts",
+        "report",
+        "next_step",
+    ]
     assert doc["slo"] == {"p99_ttft_ms": 2000, "p99_tpot_ms": 50}
     assert set(doc["baseline"]) == {"flags", "capacity", "limit"}
-    assert doc["baseline"]["capacity"] == {"max_concurrency": 10, "output_throughput": 500.0,
-                                           "request_throughput": 2.5}  # fmt: skip
+    assert doc["baseline"]["capacity"] == {
+        "max_concurrency": 10,
+        "output_throughput": 500.0,
+        "request_throughput": 2.5,
+    }
     best = doc["best"]
-    assert set(best) == {"flags", "command", "capacity", "improvement_pct", "ci_low_pct",
-                         "ci_high_pct"}  # fmt: skip
+    assert set(best) == {
+        "flags",
+        "command",
+        "capacity",
+        "improvement_pct",
+        "ci_low_pct",
+        "ci_high_pct",
+    }
     assert best["command"].startswith("vllm serve Qwen/Qwen2.5-7B-Instruct-AWQ")
     assert "--max-num-batched-tokens 512" in best["command"]
     assert best["flags"]["--gpu-memory-utilization"] == "0.92"  # vLLM's default, spelled out
     for trial in doc["trials"]:
-        assert set(trial) == {"flags", "status", "capacity", "limit", "root_cause", "runs",
-                              "placement", "started_at", "ended_at"}  # fmt: skip
+        assert set(trial) == {
+            "flags",
+            "status",
+            "capacity",
+            "limit",
+            "root_cause",
+            "runs",
+            "placement",
+            "started_at",
+            "ended_at",
+        }
         assert trial["status"] in ("ok", "failed-start", "slo-unreachable")
         assert trial["capacity"] is None or set(trial["capacity"]) == CAP_KEYS
         assert all(isinstance(v, str) for v in trial["flags"].values())
@@ -159,8 +218,16 @@ def test_report_renders_in_a_real_browser(tmp_path: Path) -> None:
     image = pytest.importorskip("matplotlib.image")
     page = tune_report.write(run_tune(config(tmp_path), FakeRunner()))
     shot = tmp_path / "shot.png"
-    argv = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-            "--window-size=1200,900", f"--screenshot={shot}", page.as_uri()]  # fmt: skip
+    argv = [
+        browser,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        "--window-size=1200,900",
+        f"--screenshot={shot}",
+        page.as_uri(),
+    ]
     subprocess.run(argv, capture_output=True, timeout=120, check=False)
     assert shot.is_file()
     pixels = image.imread(shot)

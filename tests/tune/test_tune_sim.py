@@ -22,16 +22,23 @@ import vllm_sim
 
 START = ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct-AWQ", "--max-num-batched-tokens", "256"]
 GPUS = "1xA100-80GB"
-WORLD = {"SIM_KV_BYTES_PER_TOKEN": "860000", "SIM_PREFILL_TOKEN_MS": "0.005",
-         "SIM_DECODE_SEQ_MS": "0.5", "SIM_SAFE_UTIL": "0.93"}  # fmt: skip
+WORLD = {
+    "SIM_KV_BYTES_PER_TOKEN": "860000",
+    "SIM_PREFILL_TOKEN_MS": "0.005",
+    "SIM_DECODE_SEQ_MS": "0.5",
+    "SIM_SAFE_UTIL": "0.93",
+}
 # Every simulated step lasts twice its model time: a busy machine's hiccups (a few ms) stay
 # small next to a step, and the client streams half as many tokens per second.
 TIME_SCALE = 2.0
 SLO_MS = {"ttft": 400.0, "tpot": 25.0}  # in the model's time; the client sees them doubled
 PERCENTILE = 80.0
 INPUT, OUTPUT = 512, 16
-GRID = {"--max-num-batched-tokens": ("256", "512", "1024", "2048", "4096"),
-        "--max-num-seqs": ("32", "64", "256"), "--gpu-memory-utilization": ("0.9", "0.92")}  # fmt: skip
+GRID = {
+    "--max-num-batched-tokens": ("256", "512", "1024", "2048", "4096"),
+    "--max-num-seqs": ("32", "64", "256"),
+    "--gpu-memory-utilization": ("0.9", "0.92"),
+}
 
 
 def true_capacity(flags: dict[str, str]) -> int:
@@ -41,14 +48,33 @@ def true_capacity(flags: dict[str, str]) -> int:
         knobs.gpu_memory_utilization > world.safe_util
     ):
         return 0
-    return vllm_sim.true_capacity(world, knobs, SLO_MS, percentile=PERCENTILE,
-                                  input_len=INPUT, output_len=OUTPUT)  # fmt: skip
+    return vllm_sim.true_capacity(
+        world, knobs, SLO_MS, percentile=PERCENTILE, input_len=INPUT, output_len=OUTPUT
+    )
 
 
 def argv(exe: Path, out: Path) -> list[str]:
     slos = [f"--slo={k}:{v * TIME_SCALE:g}" for k, v in SLO_MS.items()]
-    return ["tune", "--vllm", str(exe), "--gpus", GPUS, *slos, "--slo-percentile", "80", "--random-input-len", str(INPUT), "--random-output-len",
-            str(OUTPUT), "--output", str(out), "--format", "json", "--", *START]  # fmt: skip
+    return [
+        "tune",
+        "--vllm",
+        str(exe),
+        "--gpus",
+        GPUS,
+        *slos,
+        "--slo-percentile",
+        "80",
+        "--random-input-len",
+        str(INPUT),
+        "--random-output-len",
+        str(OUTPUT),
+        "--output",
+        str(out),
+        "--format",
+        "json",
+        "--",
+        *START,
+    ]
 
 
 def test_the_start_has_red_flags_3_and_4() -> None:

@@ -29,11 +29,39 @@ def test_short_tune_over_two_knobs(
         monkeypatch.delenv(key, raising=False)
     out = tmp_path / "tune"
     serve = [*vllm_cpu.base_serve_args(vllm_cpu.free_port()), "--max-num-seqs", "2"]
-    code = main(["tune", "--vllm", str(vllm_cpu.VLLM_BIN), "--slo", "ttft:400",
-                 "--slo-percentile", "50", "--random-input-len", "32", "--random-output-len", "32",
-                 "--knob", "max-num-seqs=2,8", "--knob", "max-num-batched-tokens=512,2048",
-                 "--max-starts", "2", "--repeats", "1", "--ready-timeout", "240",
-                 "--output", str(out), "--format", "json", "--", "vllm", "serve", *serve])  # fmt: skip
+    code = main(
+        [
+            "tune",
+            "--vllm",
+            str(vllm_cpu.VLLM_BIN),
+            "--slo",
+            "ttft:400",
+            "--slo-percentile",
+            "50",
+            "--random-input-len",
+            "32",
+            "--random-output-len",
+            "32",
+            "--knob",
+            "max-num-seqs=2,8",
+            "--knob",
+            "max-num-batched-tokens=512,2048",
+            "--max-starts",
+            "2",
+            "--repeats",
+            "1",
+            "--ready-timeout",
+            "240",
+            "--output",
+            str(out),
+            "--format",
+            "json",
+            "--",
+            "vllm",
+            "serve",
+            *serve,
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0, captured.err[-3000:]
     doc = json.loads(captured.out)
@@ -51,6 +79,9 @@ def test_short_tune_over_two_knobs(
         text = log.read_text()
         assert "Application startup complete" in text
     assert "starting vLLM" in captured.err
-    pids = [int(line.split("(pid ")[1].split(";")[0]) for line in captured.err.splitlines()
-            if "starting vLLM (pid " in line]  # fmt: skip
+    pids = [
+        int(line.split("(pid ")[1].split(";")[0])
+        for line in captured.err.splitlines()
+        if "starting vLLM (pid " in line
+    ]
     assert len(pids) == 2 and all(not group_alive(pid) for pid in pids)

@@ -47,9 +47,12 @@ def _add_server(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("the server")
     g.add_argument("--base-url", required=True, help="e.g. http://127.0.0.1:8000")
     g.add_argument("--model", required=True, help="the model name the server serves")
-    g.add_argument("--endpoint", default="/v1/completions",
-                   choices=("/v1/completions", "/v1/chat/completions"),
-                   help="the API to load (default /v1/completions)")  # fmt: skip
+    g.add_argument(
+        "--endpoint",
+        default="/v1/completions",
+        choices=("/v1/completions", "/v1/chat/completions"),
+        help="the API to load (default /v1/completions)",
+    )
     g.add_argument("--api-key", help="bearer token (default: $OPENAI_API_KEY); never written")
     g.add_argument(
         "--server-command", help='the server\'s launch, e.g. "vllm serve ..." (recorded)'
@@ -59,36 +62,74 @@ def _add_server(parser: argparse.ArgumentParser) -> None:
 
 def _add_workload(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("the prompts")
-    g.add_argument("--dataset-name", default="random", choices=("random", "jsonl", "sharegpt"),
-                   help="where prompts come from (default: random words)")  # fmt: skip
+    g.add_argument(
+        "--dataset-name",
+        default="random",
+        choices=("random", "jsonl", "sharegpt"),
+        help="where prompts come from (default: random words)",
+    )
     g.add_argument("--dataset-path", type=Path, help="the jsonl or ShareGPT file")
-    g.add_argument("--random-input-len", type=positive_int, default=1024,
-                   help="prompt tokens per request, random dataset (default 1024)")  # fmt: skip
-    g.add_argument("--random-output-len", type=positive_int, default=128,
-                   help="tokens to generate per request, random dataset (default 128)")  # fmt: skip
-    g.add_argument("--random-range-ratio", type=ratio, default=0.0,
-                   help="lengths vary uniformly by +/- this share (default 0: fixed)")  # fmt: skip
-    g.add_argument("--random-prefix-len", type=count, default=0,
-                   help="tokens of one prefix shared by every prompt (default 0)")  # fmt: skip
-    g.add_argument("--sharegpt-output-len", type=positive_int,
-                   help="output tokens per ShareGPT prompt (default: as in the file)")  # fmt: skip
+    g.add_argument(
+        "--random-input-len",
+        type=positive_int,
+        default=1024,
+        help="prompt tokens per request, random dataset (default 1024)",
+    )
+    g.add_argument(
+        "--random-output-len",
+        type=positive_int,
+        default=128,
+        help="tokens to generate per request, random dataset (default 128)",
+    )
+    g.add_argument(
+        "--random-range-ratio",
+        type=ratio,
+        default=0.0,
+        help="lengths vary uniformly by +/- this share (default 0: fixed)",
+    )
+    g.add_argument(
+        "--random-prefix-len",
+        type=count,
+        default=0,
+        help="tokens of one prefix shared by every prompt (default 0)",
+    )
+    g.add_argument(
+        "--sharegpt-output-len",
+        type=positive_int,
+        help="output tokens per ShareGPT prompt (default: as in the file)",
+    )
 
 
 def _add_load(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("the load")
     load = g.add_mutually_exclusive_group()
-    load.add_argument("--num-prompts", type=positive_int, default=None,
-                      help="requests to send (default 1000)")  # fmt: skip
+    load.add_argument(
+        "--num-prompts", type=positive_int, default=None, help="requests to send (default 1000)"
+    )
     load.add_argument("--duration", type=positive_float, help="run for S seconds instead")
-    g.add_argument("--request-rate", type=positive_float, default=math.inf,
-                   help="mean arrivals per second (default inf: all at once)")  # fmt: skip
-    g.add_argument("--burstiness", type=positive_float, default=1.0,
-                   help="gamma shape: 1 = Poisson, inf = evenly spaced")  # fmt: skip
-    g.add_argument("--max-concurrency", type=positive_int,
-                   help="at most this many requests in flight (default: no limit)")  # fmt: skip
+    g.add_argument(
+        "--request-rate",
+        type=positive_float,
+        default=math.inf,
+        help="mean arrivals per second (default inf: all at once)",
+    )
+    g.add_argument(
+        "--burstiness",
+        type=positive_float,
+        default=1.0,
+        help="gamma shape: 1 = Poisson, inf = evenly spaced",
+    )
+    g.add_argument(
+        "--max-concurrency",
+        type=positive_int,
+        help="at most this many requests in flight (default: no limit)",
+    )
     g.add_argument("--warmup", type=count, default=0, help="requests left out of the results")
-    g.add_argument("--ignore-eos", action="store_true",
-                   help="generate the full output length even past end-of-sequence")  # fmt: skip
+    g.add_argument(
+        "--ignore-eos",
+        action="store_true",
+        help="generate the full output length even past end-of-sequence",
+    )
     g.add_argument(
         "--seed",
         type=int,
@@ -101,11 +142,19 @@ def _add_load(parser: argparse.ArgumentParser) -> None:
         help="seed of the random prompts' text (default: --seed where the server's "
         "prefix cache can be emptied first, else a new one per run; recorded)",
     )
-    g.add_argument("--workers", type=_workers, default=1, metavar="N|auto",
-                   help="client processes that share the requests (default 1; auto: one per "
-                        "core but one)")  # fmt: skip
-    g.add_argument("--request-timeout", type=positive_float, default=600.0,
-                   help="seconds before one request counts as failed (default 600)")  # fmt: skip
+    g.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        metavar="N|auto",
+        help="client processes that share the requests (default 1; auto: one per core but one)",
+    )
+    g.add_argument(
+        "--request-timeout",
+        type=positive_float,
+        default=600.0,
+        help="seconds before one request counts as failed (default 600)",
+    )
     g.add_argument("--goodput", nargs="+", metavar="KEY:MS", help="SLOs, e.g. ttft:500 tpot:50")
 
 
@@ -113,10 +162,12 @@ def _add_result(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("the result file")
     g.add_argument("--output", type=Path, help="the result file (JSON)")
     g.add_argument("--save-result", action="store_true", help="as vLLM: write to --result-dir")
-    g.add_argument("--result-dir", type=Path,
-                   help="folder of the result file (default: the current one)")  # fmt: skip
-    g.add_argument("--result-filename",
-                   help="name of the result file (default: from label, rate and time)")  # fmt: skip
+    g.add_argument(
+        "--result-dir", type=Path, help="folder of the result file (default: the current one)"
+    )
+    g.add_argument(
+        "--result-filename", help="name of the result file (default: from label, rate and time)"
+    )
     g.add_argument("--label", help="a name for this run, recorded and used in the file name")
 
 

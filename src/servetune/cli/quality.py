@@ -38,6 +38,86 @@ def _points(value: str) -> float:
     return number
 
 
+def _add_servers(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("servers")
+
+    g.add_argument(
+        "--before",
+        required=True,
+        metavar="URL",
+        help="base URL of the server before the change, e.g. http://127.0.0.1:8000",
+    )
+    g.add_argument(
+        "--after",
+        required=True,
+        metavar="URL",
+        help="base URL of the server after the change (may equal --before if you swap models)",
+    )
+    g.add_argument(
+        "--model",
+        required=True,
+        help="served model name (on both servers unless --model-after)",
+    )
+    g.add_argument(
+        "--model-after",
+        metavar="NAME",
+        help="served model name on the after server, when it differs",
+    )
+    g.add_argument(
+        "--endpoint",
+        default="/v1/chat/completions",
+        choices=("/v1/chat/completions", "/v1/completions"),
+        help="API to ask (default: chat, one user message per question)",
+    )
+    g.add_argument(
+        "--api-key",
+        help="bearer token for both servers (default: $OPENAI_API_KEY); never written",
+    )
+    g.add_argument(
+        "--request-timeout",
+        type=float,
+        default=300.0,
+        metavar="S",
+        help="seconds one answer may take (default 300)",
+    )
+
+
+def _add_questions(parser: argparse.ArgumentParser) -> None:
+    q = parser.add_argument_group("questions")
+    q.add_argument(
+        "--dataset",
+        default="builtin:math",
+        help="JSON lines of {prompt, answer[, kind]}, or builtin:math / builtin:reasoning "
+        "(default builtin:math)",
+    )
+    q.add_argument(
+        "--num",
+        type=positive_int,
+        metavar="N",
+        help="a seeded sample of N questions (default: all)",
+    )
+    q.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
+    q.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        default=512,
+        help="longest reply per question (default 512)",
+    )
+    q.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=8,
+        help="requests in flight per server (default 8)",
+    )
+    q.add_argument(
+        "--tolerance",
+        type=_points,
+        default=2.0,
+        metavar="POINTS",
+        help="accuracy loss in percentage points you accept (default 2)",
+    )
+
+
 @dataclass(frozen=True)
 class QualityArgs:
     before: str
@@ -59,79 +139,8 @@ class QualityArgs:
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        g = parser.add_argument_group("servers")
-        g.add_argument(
-            "--before",
-            required=True,
-            metavar="URL",
-            help="base URL of the server before the change, e.g. http://127.0.0.1:8000",
-        )
-        g.add_argument(
-            "--after",
-            required=True,
-            metavar="URL",
-            help="base URL of the server after the change (may equal --before if you swap models)",
-        )
-        g.add_argument(
-            "--model",
-            required=True,
-            help="served model name (on both servers unless --model-after)",
-        )
-        g.add_argument(
-            "--model-after",
-            metavar="NAME",
-            help="served model name on the after server, when it differs",
-        )
-        g.add_argument(
-            "--endpoint",
-            default="/v1/chat/completions",
-            choices=("/v1/chat/completions", "/v1/completions"),
-            help="API to ask (default: chat, one user message per question)",
-        )
-        g.add_argument(
-            "--api-key",
-            help="bearer token for both servers (default: $OPENAI_API_KEY); never written",
-        )
-        g.add_argument(
-            "--request-timeout",
-            type=float,
-            default=300.0,
-            metavar="S",
-            help="seconds one answer may take (default 300)",
-        )
-        q = parser.add_argument_group("questions")
-        q.add_argument(
-            "--dataset",
-            default="builtin:math",
-            help="JSON lines of {prompt, answer[, kind]}, or builtin:math / builtin:reasoning "
-            "(default builtin:math)",
-        )
-        q.add_argument(
-            "--num",
-            type=positive_int,
-            metavar="N",
-            help="a seeded sample of N questions (default: all)",
-        )
-        q.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
-        q.add_argument(
-            "--max-tokens",
-            type=positive_int,
-            default=512,
-            help="longest reply per question (default 512)",
-        )
-        q.add_argument(
-            "--concurrency",
-            type=positive_int,
-            default=8,
-            help="requests in flight per server (default 8)",
-        )
-        q.add_argument(
-            "--tolerance",
-            type=_points,
-            default=2.0,
-            metavar="POINTS",
-            help="accuracy loss in percentage points you accept (default 2)",
-        )
+        _add_servers(parser)
+        _add_questions(parser)
         parser.add_argument(
             "--output",
             dest="output_file",

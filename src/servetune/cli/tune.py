@@ -42,49 +42,106 @@ def _add_server(parser: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--gpus", metavar="SPEC", help="N, NAME or NxNAME, e.g. 1xH100 (default: NVML)")
     g.add_argument("--vllm-version", metavar="X.Y.Z", help="vLLM release to review for")
-    g.add_argument("--ready-timeout", type=positive_float, default=1800.0, metavar="S",
-                   help="a start not ready after S seconds has failed (default 1800)")  # fmt: skip
+    g.add_argument(
+        "--ready-timeout",
+        type=positive_float,
+        default=1800.0,
+        metavar="S",
+        help="a start not ready after S seconds has failed (default 1800)",
+    )
     g.add_argument("--file", metavar="PATH", help="read the command from a file ('-' = stdin)")
     g.add_argument("--model-config", metavar="PATH", type=Path, help="config.json or its folder")
     g.add_argument("--online", action="store_true", help="fetch unknown configs from the HF Hub")
-    g.add_argument("--force", action="store_true",
-                   help="start configurations despite check's error findings")  # fmt: skip
+    g.add_argument(
+        "--force", action="store_true", help="start configurations despite check's error findings"
+    )
     add_language_argument(g)  # type: ignore[arg-type]
 
 
 def _add_workload(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("the workload (as `bench` takes it)")
-    g.add_argument("--dataset-name", default="random", choices=("random", "jsonl", "sharegpt"),
-                   help="where prompts come from (default: random words)")  # fmt: skip
+    g.add_argument(
+        "--dataset-name",
+        default="random",
+        choices=("random", "jsonl", "sharegpt"),
+        help="where prompts come from (default: random words)",
+    )
     g.add_argument("--dataset-path", type=Path, help="the jsonl or ShareGPT file")
-    g.add_argument("--random-input-len", type=positive_int, default=1024, metavar="N",
-                   help="prompt tokens per request (default 1024)")  # fmt: skip
-    g.add_argument("--random-output-len", type=positive_int, default=128, metavar="N",
-                   help="tokens to generate per request (default 128)")  # fmt: skip
-    g.add_argument("--random-range-ratio", type=ratio, default=0.0, metavar="R",
-                   help="lengths vary uniformly by +/- this share (default 0)")  # fmt: skip
+    g.add_argument(
+        "--random-input-len",
+        type=positive_int,
+        default=1024,
+        metavar="N",
+        help="prompt tokens per request (default 1024)",
+    )
+    g.add_argument(
+        "--random-output-len",
+        type=positive_int,
+        default=128,
+        metavar="N",
+        help="tokens to generate per request (default 128)",
+    )
+    g.add_argument(
+        "--random-range-ratio",
+        type=ratio,
+        default=0.0,
+        metavar="R",
+        help="lengths vary uniformly by +/- this share (default 0)",
+    )
     g.add_argument("--seed", type=int, default=0, help="prompts and arrivals (default 0)")
-    g.add_argument("--endpoint", default="/v1/completions",
-                   choices=("/v1/completions", "/v1/chat/completions"),
-                   help="the API to load (default /v1/completions)")  # fmt: skip
+    g.add_argument(
+        "--endpoint",
+        default="/v1/completions",
+        choices=("/v1/completions", "/v1/chat/completions"),
+        help="the API to load (default /v1/completions)",
+    )
 
 
 def _add_search(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("the search")
-    g.add_argument("--slo", action="append", metavar="KEY:MS", required=True,
-                   help="a latency target, repeatable: ttft, tpot, itl or e2el in ms")  # fmt: skip
-    g.add_argument("--slo-percentile", type=positive_float, default=99.0, metavar="P",
-                   help="the percentile the targets hold for (default 99)")  # fmt: skip
-    g.add_argument("--knob", action="append", metavar="FLAG=V1,V2",
-                   help="values to consider for one serve flag, repeatable (default: "
-                        "max-num-seqs, max-num-batched-tokens, gpu-memory-utilization, and "
-                        "tensor-parallel-size, kv-cache-dtype where they apply)")  # fmt: skip
-    g.add_argument("--max-starts", type=positive_int, default=12, metavar="N",
-                   help="server starts allowed (default 12)")  # fmt: skip
-    g.add_argument("--repeats", type=positive_int, default=2, metavar="N",
-                   help="runs at each configuration's capacity (default 2)")  # fmt: skip
-    g.add_argument("--output", type=Path, required=True, metavar="DIR",
-                   help="where trials, tune.json and report.html go; rerun to resume")  # fmt: skip
+    g.add_argument(
+        "--slo",
+        action="append",
+        metavar="KEY:MS",
+        required=True,
+        help="a latency target, repeatable: ttft, tpot, itl or e2el in ms",
+    )
+    g.add_argument(
+        "--slo-percentile",
+        type=positive_float,
+        default=99.0,
+        metavar="P",
+        help="the percentile the targets hold for (default 99)",
+    )
+    g.add_argument(
+        "--knob",
+        action="append",
+        metavar="FLAG=V1,V2",
+        help="values to consider for one serve flag, repeatable (default: "
+        "max-num-seqs, max-num-batched-tokens, gpu-memory-utilization, and "
+        "tensor-parallel-size, kv-cache-dtype where they apply)",
+    )
+    g.add_argument(
+        "--max-starts",
+        type=positive_int,
+        default=12,
+        metavar="N",
+        help="server starts allowed (default 12)",
+    )
+    g.add_argument(
+        "--repeats",
+        type=positive_int,
+        default=2,
+        metavar="N",
+        help="runs at each configuration's capacity (default 2)",
+    )
+    g.add_argument(
+        "--output",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="where trials, tune.json and report.html go; rerun to resume",
+    )
 
 
 @dataclass(frozen=True)
@@ -124,20 +181,32 @@ class TuneArgs:
         ):
             raise UsageError(f"--dataset-name {ns.dataset_name} needs an existing --dataset-path")
         workload = WorkloadSpec(
-            dataset_name=ns.dataset_name, dataset_path=ns.dataset_path,
-            random_input_len=ns.random_input_len, random_output_len=ns.random_output_len,
+            dataset_name=ns.dataset_name,
+            dataset_path=ns.dataset_path,
+            random_input_len=ns.random_input_len,
+            random_output_len=ns.random_output_len,
             random_range_ratio=ns.random_range_ratio,
-        )  # fmt: skip
+        )
         knobs = dict(parse_knob(k) for k in ns.knob) if ns.knob else None
         targets = Targets(parse_slo(ns.slo, "--slo", _SLO_KEYS), ns.slo_percentile)
         return TuneConfig(
-            argv=self.command, targets=targets,
-            output=ns.output, vllm=find_vllm(ns.vllm), workload=workload,
-            endpoint=ns.endpoint, seed=ns.seed, gpus=ns.gpus, vllm_version=ns.vllm_version,
-            ready_timeout_s=ns.ready_timeout, knobs=knobs,
-            max_starts=ns.max_starts, repeats=ns.repeats, model_config=ns.model_config,
-            online=ns.online, force=ns.force,
-        )  # fmt: skip
+            argv=self.command,
+            targets=targets,
+            output=ns.output,
+            vllm=find_vllm(ns.vllm),
+            workload=workload,
+            endpoint=ns.endpoint,
+            seed=ns.seed,
+            gpus=ns.gpus,
+            vllm_version=ns.vllm_version,
+            ready_timeout_s=ns.ready_timeout,
+            knobs=knobs,
+            max_starts=ns.max_starts,
+            repeats=ns.repeats,
+            model_config=ns.model_config,
+            online=ns.online,
+            force=ns.force,
+        )
 
 
 def _command_words(ns: argparse.Namespace) -> tuple[str, ...]:

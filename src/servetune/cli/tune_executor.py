@@ -30,21 +30,34 @@ def _count(text: str) -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("where trials run")
-    g.add_argument("--executor", choices=("local", "ray"), default="local",
-                   help="local: one trial after another on this machine (default); ray: trials "
-                        "side by side on the GPUs of a Ray cluster (pip install "
-                        "'servetune[ray]')")  # fmt: skip
-    g.add_argument("--ray-address", metavar="ADDR",
-                   help="with --executor ray: auto (the cluster this machine belongs to, the "
-                        "default), ray://HOST:PORT, or local (a private Ray on this machine with "
-                        "the GPUs of --gpus, stopped at the end)")  # fmt: skip
-    g.add_argument("--parallel", type=_count, metavar="N",
-                   help="with --executor ray: at most N trials in flight (default: as many as "
-                        "the GPUs allow)")  # fmt: skip
-    g.add_argument("--interference-check", action="store_true",
-                   help="with --executor ray: run your command alone and beside other trials "
-                        "once and report the difference; above 3%% tune runs one trial per "
-                        "node")  # fmt: skip
+    g.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="local: one trial after another on this machine (default); ray: trials "
+        "side by side on the GPUs of a Ray cluster (pip install "
+        "'servetune[ray]')",
+    )
+    g.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="with --executor ray: auto (the cluster this machine belongs to, the "
+        "default), ray://HOST:PORT, or local (a private Ray on this machine with "
+        "the GPUs of --gpus, stopped at the end)",
+    )
+    g.add_argument(
+        "--parallel",
+        type=_count,
+        metavar="N",
+        help="with --executor ray: at most N trials in flight (default: as many as the GPUs allow)",
+    )
+    g.add_argument(
+        "--interference-check",
+        action="store_true",
+        help="with --executor ray: run your command alone and beside other trials "
+        "once and report the difference; above 3%% tune runs one trial per "
+        "node",
+    )
 
 
 @dataclass(frozen=True)

@@ -57,9 +57,22 @@ def next_step(peaks: MetricsSummary, settings: Settings | None) -> Sentence | No
     ceiling = settings.max_num_seqs * settings.data_parallel_size
     seqs, budget = settings.max_num_seqs, settings.max_num_batched_tokens
     if running >= SEQS_CEILING_SHARE * ceiling and kv < KV_ROOM:
-        return Sentence("next.more-seqs", seqs=seqs, twice=2 * seqs, waiting=waiting or 0,
-                        running=running, kv=kv)  # fmt: skip
+        return Sentence(
+            "next.more-seqs",
+            seqs=seqs,
+            twice=2 * seqs,
+            waiting=waiting or 0,
+            running=running,
+            kv=kv,
+        )
     if running < RUNNING_LOW_SHARE * ceiling and kv < KV_LOW and budget:
-        return Sentence("next.bigger-budget", budget=budget, twice=2 * budget,
-                        waiting=waiting or 0, running=running, ceiling=ceiling, kv=kv)  # fmt: skip
+        return Sentence(
+            "next.bigger-budget",
+            budget=budget,
+            twice=2 * budget,
+            waiting=waiting or 0,
+            running=running,
+            ceiling=ceiling,
+            kv=kv,
+        )
     return None

@@ -71,18 +71,63 @@ NORMAL_MEAN_MIN_UNITS = 200
 WORKLOAD_TOLERANCE = 0.10
 
 # Student t quantiles for a two-sided CONFIDENCE interval, by degrees of freedom (then normal).
-_T = (63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250, 3.169, 3.106, 3.055, 3.012,
-      2.977, 2.947, 2.921, 2.898, 2.878, 2.861, 2.845, 2.831, 2.819, 2.807, 2.797, 2.787, 2.779,
-      2.771, 2.763, 2.756, 2.750)  # fmt: skip
+_T = (
+    63.657,
+    9.925,
+    5.841,
+    4.604,
+    4.032,
+    3.707,
+    3.499,
+    3.355,
+    3.250,
+    3.169,
+    3.106,
+    3.055,
+    3.012,
+    2.977,
+    2.947,
+    2.921,
+    2.898,
+    2.878,
+    2.861,
+    2.845,
+    2.831,
+    2.819,
+    2.807,
+    2.797,
+    2.787,
+    2.779,
+    2.771,
+    2.763,
+    2.756,
+    2.750,
+)
 _Z = 2.575829
 
 HEADLINE = (*(f"{s}_{f}_ms" for f in FAMILIES for s in ("mean", "p50", "p99")), *THROUGHPUTS[:2])
 
 # Flags that change where the server listens or what it logs, not how fast it serves.
-_NOT_KNOBS = frozenset({"--model", "--host", "--port", "--api-key", "--served-model-name",
-    "--config", "--download-dir", "--uvicorn-log-level", "--disable-log-requests",
-    "--enable-log-requests", "--disable-log-stats", "--disable-uvicorn-access-log",
-    "--allowed-origins", "--ssl-keyfile", "--ssl-certfile", "--root-path"})  # fmt: skip
+_NOT_KNOBS = frozenset(
+    {
+        "--model",
+        "--host",
+        "--port",
+        "--api-key",
+        "--served-model-name",
+        "--config",
+        "--download-dir",
+        "--uvicorn-log-level",
+        "--disable-log-requests",
+        "--enable-log-requests",
+        "--disable-log-stats",
+        "--disable-uvicorn-access-log",
+        "--allowed-origins",
+        "--ssl-keyfile",
+        "--ssl-certfile",
+        "--root-path",
+    }
+)
 
 
 # --- what a comparison says ---------------------------------------------------------------------
@@ -156,19 +201,28 @@ class Comparison:
     def to_json(self) -> dict[str, Any]:
         """The `--format json` document: the three contract keys first, then extras."""
         return {
-            "metrics": [{"name": m.name, "before": m.before, "after": m.after,
-                         "change_pct": m.change_pct, "ci_low_pct": m.ci_low_pct,
-                         "ci_high_pct": m.ci_high_pct, "verdict": m.verdict}
-                        for m in self.metrics],
-            "config_changes": [{"flag": c.flag, "before": c.before, "after": c.after}
-                               for c in self.config_changes],
+            "metrics": [
+                {
+                    "name": m.name,
+                    "before": m.before,
+                    "after": m.after,
+                    "change_pct": m.change_pct,
+                    "ci_low_pct": m.ci_low_pct,
+                    "ci_high_pct": m.ci_high_pct,
+                    "verdict": m.verdict,
+                }
+                for m in self.metrics
+            ],
+            "config_changes": [
+                {"flag": c.flag, "before": c.before, "after": c.after} for c in self.config_changes
+            ],
             "warnings": [{"rule": w.rule, "message": w.message} for w in self.warnings],
             "next_step": self.next_step,
             "conclusion": self.conclusion,
             "runs": {"before": self.runs_before, "after": self.runs_after},
             "ci_method": self.ci_method,
             "confidence": CONFIDENCE,
-        }  # fmt: skip
+        }
 
 
 # --- the bootstrap ------------------------------------------------------------------------------
@@ -372,9 +426,15 @@ def _side_config(label: str, side: Side) -> tuple[_Config | Sentence, CompareWar
     mixed = sorted({change.flag for _, c in known[1:] for change in _diff(first, c)})
     if not mixed:
         return first, None
-    return first, CompareWarning("config-mixed", Sentence(
-        "warning.config-mixed", side=Sentence(f"side.{label}"), flags=", ".join(mixed),
-        source=known[0][0].source))  # fmt: skip
+    return first, CompareWarning(
+        "config-mixed",
+        Sentence(
+            "warning.config-mixed",
+            side=Sentence(f"side.{label}"),
+            flags=", ".join(mixed),
+            source=known[0][0].source,
+        ),
+    )
 
 
 def _unknown_config_warning(
@@ -419,26 +479,47 @@ def _workload_warnings(before: Side, after: Side) -> list[CompareWarning]:
             {d for r in side.runs[1:] for d in _workload_diff(first, r.workload)}, key=Sentence.text
         )
         if inside:
-            found.append(CompareWarning("workload-differs", Sentence(
-                "warning.workload-inside", side=Sentence(f"side.{label}"),
-                diffs=Joined(tuple(inside), "list.semicolon"))))  # fmt: skip
+            found.append(
+                CompareWarning(
+                    "workload-differs",
+                    Sentence(
+                        "warning.workload-inside",
+                        side=Sentence(f"side.{label}"),
+                        diffs=Joined(tuple(inside), "list.semicolon"),
+                    ),
+                )
+            )
     between = _workload_diff(before.runs[0].workload, after.runs[0].workload)
     if between:
-        found.append(CompareWarning("workload-differs", Sentence(
-            "warning.workload-between",
-            diffs=Joined(tuple(between), "list.semicolon"))))  # fmt: skip
+        found.append(
+            CompareWarning(
+                "workload-differs",
+                Sentence(
+                    "warning.workload-between", diffs=Joined(tuple(between), "list.semicolon")
+                ),
+            )
+        )
     return found
 
 
 def _client_warning(label: str, side: Side) -> CompareWarning | None:
-    behind = [r for r in side.runs
-              if r.client_saturated or (r.send_lag_p99_s or 0.0) > CLIENT_LAG_LIMIT_S]  # fmt: skip
+    behind = [
+        r for r in side.runs if r.client_saturated or (r.send_lag_p99_s or 0.0) > CLIENT_LAG_LIMIT_S
+    ]
     if not behind:
         return None
     worst = max(r.send_lag_p99_s or 0.0 for r in behind) * 1000
-    return CompareWarning("client-saturated", Sentence(
-        "warning.client-saturated", side=Sentence(f"side.{label}"), behind=len(behind),
-        runs=len(side.runs), worst_ms=worst, limit_ms=CLIENT_LAG_LIMIT_S * 1000))  # fmt: skip
+    return CompareWarning(
+        "client-saturated",
+        Sentence(
+            "warning.client-saturated",
+            side=Sentence(f"side.{label}"),
+            behind=len(behind),
+            runs=len(side.runs),
+            worst_ms=worst,
+            limit_ms=CLIENT_LAG_LIMIT_S * 1000,
+        ),
+    )
 
 
 def _failure_warning(label: str, side: Side) -> CompareWarning | None:
@@ -446,9 +527,12 @@ def _failure_warning(label: str, side: Side) -> CompareWarning | None:
     if not failed:
         return None
     total = failed + sum(r.completed for r in side.runs)
-    return CompareWarning("failed-requests", Sentence(
-        "warning.failed-requests", side=Sentence(f"side.{label}"), failed=failed,
-        total=total))  # fmt: skip
+    return CompareWarning(
+        "failed-requests",
+        Sentence(
+            "warning.failed-requests", side=Sentence(f"side.{label}"), failed=failed, total=total
+        ),
+    )
 
 
 def _prefix_cache_warning(label: str, side: Side) -> CompareWarning | None:
@@ -462,30 +546,45 @@ def _prefix_cache_warning(label: str, side: Side) -> CompareWarning | None:
     worst = max(hit, key=lambda p: (p.hit_rate or 0.0) - (p.expected_hit_rate or 0.0))
     # Emptied or fresh prompts everywhere: the hits came during the run, not from earlier runs.
     during = all(p.isolation in ("reset", "fresh-prompts") for p in hit)
-    return CompareWarning("prefix-cache-hits", Sentence(
-        "warning.prefix-cache-hits", side=Sentence(f"side.{label}"), hit=len(hit),
-        runs=len(side.runs), rate=worst.hit_rate or 0.0, expected=worst.expected_hit_rate or 0.0,
-        cause=Sentence(f"prefix-cache.{'during-run' if during else 'earlier-runs'}")))  # fmt: skip
+    return CompareWarning(
+        "prefix-cache-hits",
+        Sentence(
+            "warning.prefix-cache-hits",
+            side=Sentence(f"side.{label}"),
+            hit=len(hit),
+            runs=len(side.runs),
+            rate=worst.hit_rate or 0.0,
+            expected=worst.expected_hit_rate or 0.0,
+            cause=Sentence(f"prefix-cache.{'during-run' if during else 'earlier-runs'}"),
+        ),
+    )
 
 
 def _single_run_warning(before: Side, after: Side) -> CompareWarning | None:
-    single = [(label, s.runs[0]) for label, s in (("before", before), ("after", after))
-              if len(s.runs) == 1]  # fmt: skip
+    single = [
+        (label, s.runs[0])
+        for label, s in (("before", before), ("after", after))
+        if len(s.runs) == 1
+    ]
     if not single:
         return None
     who = "both" if len(single) == 2 else single[0][0]
     missing = sorted({f.upper() for _, run in single for f in FAMILIES if f not in run.samples})
     note = Sentence("warning.single-run.note", families="/".join(missing)) if missing else ""
-    return CompareWarning("single-run", Sentence(
-        f"warning.single-run.{who}", floor=SINGLE_RUN_CHANGE_PCT, note=note))  # fmt: skip
+    return CompareWarning(
+        "single-run", Sentence(f"warning.single-run.{who}", floor=SINGLE_RUN_CHANGE_PCT, note=note)
+    )
 
 
 def _knob_warning(changes: Sequence[ConfigChange]) -> CompareWarning | None:
     if len(changes) < 2:
         return None
-    return CompareWarning("more-than-one-change", Sentence(
-        "warning.more-than-one-change", n=len(changes),
-        flags=", ".join(c.flag for c in changes)))  # fmt: skip
+    return CompareWarning(
+        "more-than-one-change",
+        Sentence(
+            "warning.more-than-one-change", n=len(changes), flags=", ".join(c.flag for c in changes)
+        ),
+    )
 
 
 # --- the comparison -----------------------------------------------------------------------------
@@ -506,8 +605,11 @@ def _metric_names(requested: Sequence[str] | None, before: Side, after: Side) ->
 
 def _warnings(before: Side, after: Side, changes: Sequence[ConfigChange]) -> list[CompareWarning]:
     optional = [_single_run_warning(before, after), _knob_warning(changes)]
-    optional += [w(label, side) for w in (_client_warning, _failure_warning, _prefix_cache_warning)
-                 for label, side in (("before", before), ("after", after))]  # fmt: skip
+    optional += [
+        w(label, side)
+        for w in (_client_warning, _failure_warning, _prefix_cache_warning)
+        for label, side in (("before", before), ("after", after))
+    ]
     return (
         [w for w in optional[:2] if w]
         + _workload_warnings(before, after)

@@ -15,8 +15,9 @@ if TYPE_CHECKING:
 
 __all__ = ["conclusion", "signed_pct"]
 
-_NAMED = frozenset({"request_throughput", "output_throughput", "total_token_throughput",
-                    "request_goodput"})  # fmt: skip
+_NAMED = frozenset(
+    {"request_throughput", "output_throughput", "total_token_throughput", "request_goodput"}
+)
 
 
 def signed_pct(pct: float) -> str:
@@ -63,14 +64,16 @@ def _knob_clause(c: Comparison) -> Sentence:
     unset = Sentence("compare.unset")
     spelled = Joined(
         tuple(
-            Sentence("conclusion.knob", flag=ch.flag, before=ch.before or unset,
-                     after=ch.after or unset)
+            Sentence(
+                "conclusion.knob", flag=ch.flag, before=ch.before or unset, after=ch.after or unset
+            )
             for ch in c.config_changes
         ),
         "list.comma",
-    )  # fmt: skip
-    return Sentence("conclusion.knobs_spelled" if n > 1 else "conclusion.knob_spelled",
-                    n=n, changes=spelled)  # fmt: skip
+    )
+    return Sentence(
+        "conclusion.knobs_spelled" if n > 1 else "conclusion.knob_spelled", n=n, changes=spelled
+    )
 
 
 def _head(c: Comparison) -> Sentence:

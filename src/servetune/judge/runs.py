@@ -27,8 +27,12 @@ Json = Mapping[str, object]  # a JSON object as read from a file, before anythin
 
 FAMILIES = ("ttft", "tpot", "itl", "e2el")
 _STATS = ("mean", "median", "p50", "p90", "p95", "p99")
-THROUGHPUTS = ("request_throughput", "output_throughput", "total_token_throughput",
-               "request_goodput")  # fmt: skip
+THROUGHPUTS = (
+    "request_throughput",
+    "output_throughput",
+    "total_token_throughput",
+    "request_goodput",
+)
 KNOWN_METRICS = (*(f"{s}_{f}_ms" for f in FAMILIES for s in _STATS), *THROUGHPUTS)
 FILE_HINT = "give result files of `servetune bench` or `vllm bench serve --save-result`"
 
@@ -365,8 +369,16 @@ def _workload(doc: Json, block: Json | None) -> Workload:
     asked = config.get("num_prompts") if config else doc.get("num_prompts")
     if asked is not None:
         settings["--num-prompts"] = value_text(asked)
-    for key in ("dataset_name", "dataset_path", "random_input_len", "random_output_len",
-                "random_range_ratio", "random_prefix_len", "duration_s", "ignore_eos"):  # fmt: skip
+    for key in (
+        "dataset_name",
+        "dataset_path",
+        "random_input_len",
+        "random_output_len",
+        "random_range_ratio",
+        "random_prefix_len",
+        "duration_s",
+        "ignore_eos",
+    ):
         if config.get(key) is not None:
             settings["--" + key.removesuffix("_s").replace("_", "-")] = value_text(config[key])
     completed = _num(doc.get("completed"))

@@ -461,9 +461,12 @@ async def _measure(
 ) -> BenchRun:
     config = plan.config
     runner = make_runner(
-        config, client, clock, continuous_usage=plan.version is not None,
+        config,
+        client,
+        clock,
+        continuous_usage=plan.version is not None,
         concurrency=config.max_concurrency,
-    )  # fmt: skip
+    )
     pool = _pool(plan)
     sampler = server_metrics.Sampler(client, clock, config.metrics_interval_s, _SCRAPE_TIMEOUT_S)
     background: list[asyncio.Task[None]] = []

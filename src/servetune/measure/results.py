@@ -186,15 +186,35 @@ def _stats(name: str, dist: Distribution) -> dict[str, float | None]:
 def _latency_stats(summary: Summary) -> LatencyStats:
     t, o, i, e = (_family(d) for d in (summary.ttft, summary.tpot, summary.itl, summary.e2el))
     return LatencyStats(
-        mean_ttft_ms=t[0], median_ttft_ms=t[1], std_ttft_ms=t[2],
-        p50_ttft_ms=t[3], p90_ttft_ms=t[4], p95_ttft_ms=t[5], p99_ttft_ms=t[6],
-        mean_tpot_ms=o[0], median_tpot_ms=o[1], std_tpot_ms=o[2],
-        p50_tpot_ms=o[3], p90_tpot_ms=o[4], p95_tpot_ms=o[5], p99_tpot_ms=o[6],
-        mean_itl_ms=i[0], median_itl_ms=i[1], std_itl_ms=i[2],
-        p50_itl_ms=i[3], p90_itl_ms=i[4], p95_itl_ms=i[5], p99_itl_ms=i[6],
-        mean_e2el_ms=e[0], median_e2el_ms=e[1], std_e2el_ms=e[2],
-        p50_e2el_ms=e[3], p90_e2el_ms=e[4], p95_e2el_ms=e[5], p99_e2el_ms=e[6],
-    )  # fmt: skip
+        mean_ttft_ms=t[0],
+        median_ttft_ms=t[1],
+        std_ttft_ms=t[2],
+        p50_ttft_ms=t[3],
+        p90_ttft_ms=t[4],
+        p95_ttft_ms=t[5],
+        p99_ttft_ms=t[6],
+        mean_tpot_ms=o[0],
+        median_tpot_ms=o[1],
+        std_tpot_ms=o[2],
+        p50_tpot_ms=o[3],
+        p90_tpot_ms=o[4],
+        p95_tpot_ms=o[5],
+        p99_tpot_ms=o[6],
+        mean_itl_ms=i[0],
+        median_itl_ms=i[1],
+        std_itl_ms=i[2],
+        p50_itl_ms=i[3],
+        p90_itl_ms=i[4],
+        p95_itl_ms=i[5],
+        p99_itl_ms=i[6],
+        mean_e2el_ms=e[0],
+        median_e2el_ms=e[1],
+        std_e2el_ms=e[2],
+        p50_e2el_ms=e[3],
+        p90_e2el_ms=e[4],
+        p95_e2el_ms=e[5],
+        p99_e2el_ms=e[6],
+    )
 
 
 def _rate(value: float) -> float | str:
@@ -247,8 +267,12 @@ def _server_command(run: BenchRun) -> ServerCommandDoc | None:
     except Exception as exc:  # noqa: BLE001 - a bad recorded command must not lose the run
         return {"text": text, "gpus": gpus, "parse_error": str(exc)}
     args = {k: list(v) if isinstance(v, tuple) else v for k, v in parsed.args.items()}
-    found: ServerCommandDoc = {"text": text, "gpus": gpus, "args": args,
-                               "vllm_version_table": parsed.version}  # fmt: skip
+    found: ServerCommandDoc = {
+        "text": text,
+        "gpus": gpus,
+        "args": args,
+        "vllm_version_table": parsed.version,
+    }
     if parsed.model is not None:
         found["model"] = parsed.model
     return found
@@ -287,13 +311,18 @@ def _server_metrics(run: BenchRun, summary: Summary) -> ServerMetricsDoc:
         "available": run.metrics_available,
         "summary": found,  # asdict of MetricsSummary: the same fields, by construction
         "samples": [
-            {"t_s": s.t_s, "running": s.running, "waiting": s.waiting,
-             "kv_cache_usage": s.kv_cache_usage, "preemptions_total": s.preemptions_total,
-             "prefix_cache_queries": s.prefix_cache_queries,
-             "prefix_cache_hits": s.prefix_cache_hits}
+            {
+                "t_s": s.t_s,
+                "running": s.running,
+                "waiting": s.waiting,
+                "kv_cache_usage": s.kv_cache_usage,
+                "preemptions_total": s.preemptions_total,
+                "prefix_cache_queries": s.prefix_cache_queries,
+                "prefix_cache_hits": s.prefix_cache_hits,
+            }
             for s in run.samples
         ],
-    }  # fmt: skip
+    }
 
 
 def _servetune_block(run: BenchRun, summary: Summary) -> ServetuneBlock:

@@ -137,8 +137,9 @@ class WorkerPool:
         """Every worker's records, merged in request order (stopping them all on `stop`)."""
         relay = asyncio.create_task(self._relay(stop))
         try:
-            parts = await asyncio.gather(*(asyncio.to_thread(self._collect, i)
-                                           for i in range(len(self._jobs))))  # fmt: skip
+            parts = await asyncio.gather(
+                *(asyncio.to_thread(self._collect, i) for i in range(len(self._jobs)))
+            )
         finally:
             relay.cancel()
         return sorted((r for part in parts for r in part), key=lambda r: r.index)
@@ -181,8 +182,9 @@ def _lost(job: Job, why: str) -> list[RequestRecord]:
     for k in range(count):
         prompt = job.prompts[k % len(job.prompts)]
         assert job.arrivals is not None  # noqa: S101 - count is 0 otherwise
-        rec = RequestRecord(job.slot + k * job.step, False, job.arrivals[k], prompt.input_len,
-                            prompt.max_tokens)  # fmt: skip
+        rec = RequestRecord(
+            job.slot + k * job.step, False, job.arrivals[k], prompt.input_len, prompt.max_tokens
+        )
         rec.error, rec.error_detail = "cancelled", f"worker {job.slot} failed: {why}"
         out.append(rec)
     return out
@@ -207,9 +209,12 @@ async def _work(
 ) -> list[RequestRecord]:
     client, _ = bench.make_client(job.config)
     runner = bench.make_runner(
-        job.config, client, time.perf_counter,
-        continuous_usage=job.continuous_usage, concurrency=job.concurrency,
-    )  # fmt: skip
+        job.config,
+        client,
+        time.perf_counter,
+        continuous_usage=job.continuous_usage,
+        concurrency=job.concurrency,
+    )
     conn.send("ready")
     runner.start = await asyncio.to_thread(conn.recv)
     stopped = asyncio.Event()

@@ -44,8 +44,10 @@ def parse_knob(text: str) -> tuple[str, tuple[str, ...]]:
     flag, sep, values = text.partition("=")
     items = tuple(v.strip() for v in values.split(",") if v.strip())
     if not sep or not flag.strip() or not items:
-        raise UsageError(f"--knob {text!r}: expected FLAG=V1,V2,...",
-                         "for example --knob max-num-seqs=64,128,256")  # fmt: skip
+        raise UsageError(
+            f"--knob {text!r}: expected FLAG=V1,V2,...",
+            "for example --knob max-num-seqs=64,128,256",
+        )
     name = "--" + flag.strip().lstrip("-")
     return name, items
 

@@ -20,8 +20,15 @@ from servetune.measure.server_metrics import MetricsSample
 
 # The server's limits (judge.advice.ServerLimit, shared with watch and postmortem), then a trial's.
 Limit = Literal[ServerLimit, "client", "failed-start", "slo-unreachable"]
-LIMITS: tuple[Limit, ...] = ("kv-cache", "max-num-seqs", "max-num-batched-tokens", "compute",
-                             "client", "failed-start", "slo-unreachable")  # fmt: skip
+LIMITS: tuple[Limit, ...] = (
+    "kv-cache",
+    "max-num-seqs",
+    "max-num-batched-tokens",
+    "compute",
+    "client",
+    "failed-start",
+    "slo-unreachable",
+)
 # The client's send lag (p99) above this share of the tightest latency target is what the
 # probe measured, more than the server: 25% of a 50 ms TPOT target is 12.5 ms of our own delay.
 CLIENT_LAG_SHARE = 0.25

@@ -86,8 +86,13 @@ def run_on_worker(spec: TrialSpec, events: Any = None) -> dict[str, Any]:
         except Exception as exc:  # noqa: BLE001 - reported to the driver as a failed start
             return {**where, "error": f"{type(exc).__name__}: {exc}", "ended_at": time.time()}
         files = {str(p.relative_to(here)): p.read_bytes() for p in here.rglob("*") if p.is_file()}
-    return {**where, "result": result.to_json(), "files": files, "folder": tmp,
-            "ended_at": time.time()}  # fmt: skip
+    return {
+        **where,
+        "result": result.to_json(),
+        "files": files,
+        "folder": tmp,
+        "ended_at": time.time(),
+    }
 
 
 def _sender(events: Any, name: str, scratch: str, folder: str) -> EventSink:
@@ -192,8 +197,13 @@ class RayExecutor:
         try:
             if self.address == "local":
                 cpus = max(os.cpu_count() or 1, self.gpus or 0) * 2
-                ray.init(address="local", num_gpus=self.gpus, num_cpus=cpus,
-                         include_dashboard=False, log_to_driver=False)  # fmt: skip
+                ray.init(
+                    address="local",
+                    num_gpus=self.gpus,
+                    num_cpus=cpus,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                )
             else:
                 ray.init(address=self.address, log_to_driver=False)
         except Exception as exc:  # Ray raises many kinds; the user needs one message
@@ -211,8 +221,11 @@ class RayExecutor:
 
     def node_gpus(self) -> dict[str, int]:
         """Alive node id -> its GPUs."""
-        return {n["NodeID"]: int(n.get("Resources", {}).get("GPU", 0))
-                for n in self._ray.nodes() if n.get("Alive")}  # fmt: skip
+        return {
+            n["NodeID"]: int(n.get("Resources", {}).get("GPU", 0))
+            for n in self._ray.nodes()
+            if n.get("Alive")
+        }
 
     def room(self, gpus: int) -> int:
         fits = [n // max(gpus, 1) for n in self.node_gpus().values()]
@@ -314,8 +327,9 @@ class RayExecutor:
         result, failed, node_id = self._outcome(spec, ref, attempt)
         if failed and not attempt.retry:
             self._lost.append(result)
-            batch.on_event(f"{label(spec)}: {result.status} ({result.root_cause}); "
-                           "running it again elsewhere")  # fmt: skip
+            batch.on_event(
+                f"{label(spec)}: {result.status} ({result.root_cause}); running it again elsewhere"
+            )
             new = self._submit(spec, avoid=node_id)
             batch.pending[new] = _Attempt(attempt.index, retry=True, submitted_at=self.clock())
             return

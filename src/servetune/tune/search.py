@@ -202,8 +202,14 @@ class _State:
         index = len(self.trials)
         self.on_event(f"trial {index + 1}: " + _changed(candidate.changes))
         if candidate.report.errors and not self.config.force:
-            result = TrialResult(index, spec.flags, "failed-start", None, "failed-start",
-                                 "check: " + candidate.report.errors[0].title.text())  # fmt: skip
+            result = TrialResult(
+                index,
+                spec.flags,
+                "failed-start",
+                None,
+                "failed-start",
+                "check: " + candidate.report.errors[0].title.text(),
+            )
         else:
             result = replace(self.runner(spec, self.on_event), index=index)
         self.trials.append(result)
@@ -246,8 +252,7 @@ def _kv_tokens(result: TrialResult, report: Report) -> int | None:
 
 def _at_capacity(result: TrialResult) -> list[Path]:
     level = result.capacity.max_concurrency if result.capacity else None
-    return [Path(p.result_file) for p in result.probes
-            if p.concurrency == level and p.result_file]  # fmt: skip
+    return [Path(p.result_file) for p in result.probes if p.concurrency == level and p.result_file]
 
 
 def improvement(before: TrialResult, after: TrialResult) -> Improvement:

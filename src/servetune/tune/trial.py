@@ -200,8 +200,15 @@ class Prober:
         summary = results.summarize(run)
         path = spec.folder / "probes" / f"c{users:04d}-r{repeat}.json"
         results.write_atomic(path, results.document(run, summary))
-        return _probe(spec, records=run.records, users=users, repeat=repeat, summary=summary,
-                      path=str(path), samples=run.samples)  # fmt: skip
+        return _probe(
+            spec,
+            records=run.records,
+            users=users,
+            repeat=repeat,
+            summary=summary,
+            path=str(path),
+            samples=run.samples,
+        )
 
 
 def _probe(
@@ -253,15 +260,24 @@ def measure(spec: TrialSpec, prober: Callable[[int, int], cap.Probe]) -> TrialRe
     search = cap.Search(probe=lambda users: prober(users, 0), start=spec.start_users)
     capacity, probes = search.run()
     if capacity.max_concurrency == 0:
-        return TrialResult(spec.index, spec.flags, "slo-unreachable", capacity,
-                           "slo-unreachable", None, tuple(probes), started=True)  # fmt: skip
+        return TrialResult(
+            spec.index,
+            spec.flags,
+            "slo-unreachable",
+            capacity,
+            "slo-unreachable",
+            None,
+            tuple(probes),
+            started=True,
+        )
     for repeat in range(1, spec.repeats):
         probes.append(prober(capacity.max_concurrency, repeat))
     limit = (
         _limit(spec, [p for p in probes if not p.passed]) if capacity.first_failing else "client"
     )
-    return TrialResult(spec.index, spec.flags, "ok", capacity, limit, None, tuple(probes),
-                       started=True)  # fmt: skip
+    return TrialResult(
+        spec.index, spec.flags, "ok", capacity, limit, None, tuple(probes), started=True
+    )
 
 
 def _limit(spec: TrialSpec, failing: list[cap.Probe]) -> Limit:
@@ -269,10 +285,15 @@ def _limit(spec: TrialSpec, failing: list[cap.Probe]) -> Limit:
     thin on a busy machine); a tie goes to the lowest load."""
     tightest = min(spec.targets.slo_ms.values()) / 1000
     votes = [
-        diagnose(p.load, users=p.concurrency, max_num_seqs=spec.max_num_seqs,
-                 client_lag_p99_s=p.client_lag_p99_s, tightest_slo_s=tightest)
+        diagnose(
+            p.load,
+            users=p.concurrency,
+            max_num_seqs=spec.max_num_seqs,
+            client_lag_p99_s=p.client_lag_p99_s,
+            tightest_slo_s=tightest,
+        )
         for p in sorted(failing, key=lambda p: p.concurrency)
-    ]  # fmt: skip
+    ]
     counts = Counter(votes)
     return max(votes, key=lambda v: (counts[v], -votes.index(v)))
 
@@ -293,8 +314,11 @@ def _root_cause(log: str, outcome: str) -> str:
         return report.root_cause
     if report.diagnoses:
         return report.diagnoses[0].title.text()
-    return {"exited": "vLLM exited before it was ready", "fatal": "a fatal error in the log",
-            "timeout": "vLLM was not ready in time"}.get(outcome, outcome)  # fmt: skip
+    return {
+        "exited": "vLLM exited before it was ready",
+        "fatal": "a fatal error in the log",
+        "timeout": "vLLM was not ready in time",
+    }.get(outcome, outcome)
 
 
 def run_trial(spec: TrialSpec, on_event: EventSink = lambda _: None) -> TrialResult:
@@ -315,9 +339,17 @@ def run_trial(spec: TrialSpec, on_event: EventSink = lambda _: None) -> TrialRes
         start_s = elapsed(began)
         if outcome != "ready":
             root = _root_cause(server.log_text(), outcome)
-            result = TrialResult(spec.index, spec.flags, "failed-start", None, "failed-start",
-                                 root, started=True, start_s=start_s,
-                                 log=str(log_path))  # fmt: skip
+            result = TrialResult(
+                spec.index,
+                spec.flags,
+                "failed-start",
+                None,
+                "failed-start",
+                root,
+                started=True,
+                start_s=start_s,
+                log=str(log_path),
+            )
         else:
             on_event(f"ready after {start_s:.0f} s")
             began = time.monotonic()
