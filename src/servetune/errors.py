@@ -54,3 +54,8 @@ class ServerUnreachable(ServetuneError):  # noqa: N818 - reads as the situation 
     """The server could not be reached before a load test started (nothing was measured)."""
 
     exit_code: ClassVar[ExitCode] = ExitCode.USAGE  # bench documents 2 for it, as for bad input
+
+
+class NotAVllmLog(UsageError):  # noqa: N818 - reads as the situation it names
+    """A text given as a vLLM log holds no line any vLLM release prints (another server's log, a
+    bare library traceback, random bytes): there is nothing for `doctor` to judge."""

@@ -92,7 +92,7 @@ class _Out:
 def _ready_doc(server: ManagedServer, report: Report, url: str) -> tuple[str, dict[str, Any]]:
     from servetune.launch.doctor import diagnose
 
-    reported = diagnose(server.log_text()).reported  # the doctor knows every release's lines
+    reported = diagnose(server.log_text(), vllm_output=True).reported  # every release's lines
     tokens, concurrency = reported.kv_cache_tokens, reported.max_concurrency
     est = report.estimate
     est_tokens = est.kv_cache_tokens if est else None
@@ -121,7 +121,7 @@ def _failure(server: ManagedServer, out: _Out, why: str, language: Language) -> 
     from servetune.launch.doctor import diagnose
     from servetune.render.doctor import doctor_text
 
-    report = diagnose(server.log_text())
+    report = diagnose(server.log_text(), vllm_output=True)
     doc = {"status": "failed", "why": why, "log": str(server.log_path), "doctor": report.to_json()}
     out.emit(
         f"vLLM did not start: {why}\nlog: {server.log_path}\n" + doctor_text(report, language), doc
