@@ -288,6 +288,8 @@ def test_lines_that_show_vllm(line: str) -> None:
         *lines_of("nextcloud-llm2-62-uvicorn-not-vllm", 6, 7),
         *lines_of("sglang-pr14644-gated-not-vllm", 10, 14),
         *lines_of("gfx906-12-mi50-hip-oom", 0, 1),  # torch's lines, in a vLLM log or not
+        # TGI's launcher (Rust `tracing`, behind `docker logs -t`): no fit record holds one yet.
+        "2024-07-09T14:52:44.123456Z  INFO text_generation_launcher: Starting download process.",
     ],
 )
 def test_lines_that_do_not(line: str) -> None:
