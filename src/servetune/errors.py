@@ -8,6 +8,7 @@ The tree, with the exit status each error ends a command with:
     ├── UsageError ........... 2  malformed input: a bad option or config value, an unknown
     │   │                         name, a file that cannot be read
     │   ├── CommandParseError  2  the `vllm serve` command text cannot be understood at all
+    │   ├── NotAVllmLog ...... 2  a text given as a vLLM log holds no line vLLM prints
     │   └── HardwareError .... 2  a GPU specification cannot be resolved
     ├── ModelConfigError ..... 2  a model's config.json is missing, unreadable or not one
     ├── ServerUnreachable .... 2  nothing answered before a load test started (nothing measured)
@@ -171,3 +172,8 @@ def _say(
     names = {field: name(field) for field in _fields((template, hint or ""), facts)}
     values = {**names, **facts}
     return template.format_map(values), None if hint is None else hint.format_map(values)
+
+
+class NotAVllmLog(UsageError):
+    """A text given as a vLLM log holds no line any vLLM release prints (another server's log, a
+    bare library traceback, random bytes): there is nothing for `doctor` to judge."""

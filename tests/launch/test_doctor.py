@@ -744,7 +744,11 @@ def test_every_fact_the_english_texts_need_was_found_in_the_log() -> None:
 
 
 def test_a_fact_the_log_lacks_shows_as_a_question_mark() -> None:
-    text = "Traceback (most recent call last):\nhuggingface_hub.errors.RepositoryNotFoundError: x"
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.12/site-packages/vllm/transformers_utils/config.py", line 9\n'
+        "huggingface_hub.errors.RepositoryNotFoundError: x"
+    )
     diagnosis = diagnose(text).diagnoses[0]
     assert (diagnosis.id, diagnosis.title.text()) == ("model-not-found", "Model `?` not found")
     assert MISSING_FACT.search(diagnosis.title.text())  # the check above would catch it

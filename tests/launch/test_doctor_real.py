@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from servetune.errors import NotAVllmLog
 from servetune.launch.doctor import diagnose
 from servetune.render.doctor import doctor_text
 from servetune.texts import LANGUAGES
@@ -115,20 +116,28 @@ def test_the_doctor_command_on_each_excerpt(
 
 
 def test_cut_shuffled_and_glued_excerpts_never_raise() -> None:
-    # Users paste from anywhere: cut mid-line, lines out of order, newlines lost.
+    # Users paste from anywhere: cut mid-line, lines out of order, newlines lost. The only error
+    # is the typed one for a cut that kept no vLLM line at all (NCCL's or torch's lines alone).
     rng = random.Random(8)
     lines = [line for name in sorted(CASES) for line in (REAL / name).read_text().splitlines()]
+    refused = 0
     for _ in range(300):
         sample = rng.sample(lines, rng.randint(1, 12))
         text = "\n".join(sample)
         if rng.random() < 0.3:
             text = " ".join(sample)  # newlines collapsed, as a forum editor does
         cut = text[: rng.randint(0, len(text))]
-        report = diagnose(cut)
+        try:
+            report = diagnose(cut)
+        except NotAVllmLog:
+            assert not vllm_log.shows_vllm(cut), cut
+            refused += 1
+            continue
         assert report.status in ("ready", "failed", "starting")
         assert json.dumps(report.to_json(), ensure_ascii=False)
         for language in LANGUAGES:
             assert doctor_text(report, language)
+    assert refused < 300 // 5  # most cuts keep a line of vLLM's own
 
 
 def test_the_text_report_names_what_vllm_reported_about_memory() -> None:

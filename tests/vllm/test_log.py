@@ -46,6 +46,11 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "vllm-logs"
         (f"2025-02-26 11:14:54,614 ERROR worker.py:1636 -- {BODY}", "ERROR"),  # Ray
         (f"E1130 07:36:16.401000 7670 torch/x.py:53] {BODY}", "ERROR"),  # glog
         (f"авг 18 14:15:04 llm python3[28059]: {BODY}", None),  # journald
+        (f"Aug 18 14:15:04.123456 llm vllm[28059]: {BODY}", None),  # journalctl -o short-precise
+        (f"2025-08-18T14:15:04+0000 llm vllm[28059]: {BODY}", None),  # journalctl -o short-iso
+        (f"2025-08-18T14:15:04.123456789Z stderr F {BODY}", None),  # a node's CRI log file
+        (f"│ {BODY}{' ' * 40}│", None),  # a k9s pane, padded to its width
+        (f"│ ERROR 03-21 20:19:24 [core.py:1] {BODY}   │", "ERROR"),
         (f"2024-10-14 01:39:49 | ERROR | stderr | [rank0]: {BODY}", None),  # fastchat workers
         (f"2026-06-09 14:01:52.982 [Error] (Process) {BODY}", None),  # lemonade
         (f"\x1b[32mINFO\x1b[0m 11-30 07:40:31 [x.py:1] {BODY}", "INFO"),  # colours
@@ -63,8 +68,15 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "vllm-logs"
     ],
 )
 def test_every_prefix_is_removed(raw: str, level: str | None) -> None:
-    line = log.parse_line(raw)
+    (line,) = log.read_lines(raw)
     assert (line.text, line.level) == (BODY, level)
+    if "│" not in raw:  # a pane's frame is the viewer's, read with the whole text
+        assert log.parse_line(raw) == line
+
+
+def test_a_timestamp_alone_on_a_line_is_an_empty_line() -> None:
+    # runpod-43 (corpus): `docker logs -t` stamps the blank lines of a traceback too.
+    assert log.parse_line("2024-02-08T08:40:56.161730573Z").text == ""
 
 
 def test_traceback_frames_keep_their_indentation_behind_a_prefix() -> None:
@@ -174,6 +186,43 @@ def test_after_ready_nothing_is_fatal_for_the_watch() -> None:
              "to start."]  # fmt: skip
     watcher = watch(lines)
     assert watcher.ready and watcher.fatal is None
+
+
+def test_runs_split_at_each_banner_and_say_how_far_they_got() -> None:
+    text = "\n".join(
+        [
+            "OSError: [Errno 98] Address already in use",  # the end of the run before
+            "INFO 10-10 10:23:00 api_server.py:526] vLLM API server version 0.6.1",
+            "INFO 10-10 10:23:05 model_runner.py:1] Loading weights took 3.10 GB",
+            "usage: vllm serve [model_tag] [options]",
+        ]
+    )
+    runs = log.runs(log.read_lines(text))
+    assert [len(run) for run in runs] == [1, 2, 1]
+    assert [log.furthest_phase(run) for run in runs] == [-1, 0, -1]
+    assert log.last_run(log.read_lines(text)) == runs[-1]
+    assert log.runs([]) == [[]]
+
+
+def test_port_lost_is_the_bind_error_not_a_warning_about_it() -> None:
+    bind = "ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000)"
+    assert log.port_lost(log.parse_line(bind))
+    assert not log.port_lost(log.parse_line("WARNING 01-01 00:00:00 x.py:1] [Errno 98] retry"))
+
+
+def test_the_source_a_traceback_quotes_is_never_fatal() -> None:
+    quoted = '(APIServer pid=1)     raise RuntimeError("Engine core initialization failed. "'
+    assert not log.is_fatal(log.parse_line(quoted))
+    assert not watch([quoted]).fatal
+
+
+def test_identical_lines_of_a_crash_loop_are_not_taken_for_a_terminal_width() -> None:
+    refusal = (
+        "vllm serve: error: argument --dtype: invalid choice: 'torch.bfloat16' (choose from 'auto')"
+    )
+    usage = "usage: vllm serve [model_tag] [options]"
+    lines = log.read_lines("\n".join([refusal, usage, refusal, usage]))
+    assert [line.text for line in lines] == [refusal, usage, refusal, usage]
 
 
 def test_a_port_that_fails_to_bind_after_the_address_line_is_failed() -> None:

@@ -1,6 +1,7 @@
 """`servetune doctor LOGFILE`: read a vLLM log and say ready, failed or starting, and why.
 
-Exit codes: 0 ready or still starting, 1 failed, 2 unreadable log or bad usage.
+Exit codes: 0 ready or still starting, 1 failed, 2 unreadable log, a text that is not a vLLM
+log at all, or bad usage.
 """
 
 from __future__ import annotations

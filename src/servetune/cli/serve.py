@@ -94,7 +94,7 @@ def _ready(server: ManagedServer, report: Report, language: Language) -> Status:
     from servetune.launch.doctor import diagnose
     from servetune.render import serve as render
 
-    reported = diagnose(server.log_text()).reported  # the doctor knows every release's lines
+    reported = diagnose(server.log_text(), vllm_output=True).reported  # every release
     est = report.estimate
     estimated = render.Capacity(
         est.kv_cache_tokens if est else None,
@@ -109,7 +109,7 @@ def _failure(server: ManagedServer, out: _Out, why: Why, language: Language) -> 
     from servetune.launch.doctor import diagnose
     from servetune.render import serve as render
 
-    report = diagnose(server.log_text())
+    report = diagnose(server.log_text(), vllm_output=True)
     out.emit(render.failed(why, server.log_path, report, language))
     return ExitCode.FAILED
 

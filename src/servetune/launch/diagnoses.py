@@ -46,6 +46,7 @@ class _Pattern:
     regexes: tuple[re.Pattern[str], ...]  # alternatives (re allows a group name once a pattern)
     variant: str | None = None
     derive: Callable[[Facts], Facts] | None = None
+    printer: str = "vllm"  # who prints the message: only vLLM's own tell a vLLM log apart
 
 
 @dataclass(frozen=True)
@@ -129,48 +130,67 @@ def _p(
     *patterns: str,
     variant: str | None = None,
     derive: Callable[[Facts], Facts] | None = None,
+    printer: str = "vllm",
 ) -> _Pattern:
-    return _Pattern(rule_id, tuple(re.compile(p) for p in patterns), variant, derive)
+    return _Pattern(rule_id, tuple(re.compile(p) for p in patterns), variant, derive, printer)
 
 
 # Priority order: the most specific first. One diagnosis per id; the first pattern that matches
-# any line wins. Messages are vLLM's own (../shared/reference/vllm-rules.md, by section).
+# any line wins. Messages are vLLM's own (../shared/reference/vllm-rules.md, by section) unless
+# `printer` names the library that prints them (argparse, the OS, huggingface_hub, transformers,
+# torch, NCCL): those appear in other programs' logs too.
 _PATTERNS: tuple[_Pattern, ...] = (
     # argparse (8.1); "unrecognized arguments" is read token by token in _argparse_hits
     _p(
         "bool-flag-value",
         r"argument (?P<flag>--[\w-]+)(?:/--[\w-]+)*: ignored explicit argument '(?P<value>[^']*)'",
         derive=lambda f: {"negative": "--no-" + f["flag"].removeprefix("--")},
+        printer="argparse",
     ),
-    _p("invalid-value", r"argument (?P<flag>[-\w/]+): invalid \w+(?: value)?: '(?P<value>[^']*)'"),
-    _p("missing-value", r"argument (?P<flag>[-\w/]+): expected (?:one|at least one) argument"),
+    _p(
+        "invalid-value",
+        r"argument (?P<flag>[-\w/]+): invalid \w+(?: value)?: '(?P<value>[^']*)'",
+        printer="argparse",
+    ),
+    _p(
+        "missing-value",
+        r"argument (?P<flag>[-\w/]+): expected (?:one|at least one) argument",
+        printer="argparse",
+    ),
     # before the model loads (9)
-    _p("port-in-use", r"[Aa]ddress already in use|\[Errno (?:98|48)\]"),
+    _p("port-in-use", r"[Aa]ddress already in use|\[Errno (?:98|48)\]", printer="os"),
     _p(
         "model-access-denied",
         r"Access to model (?P<model>\S+?) is restricted",
         r"gated repo for url https://huggingface\.co/(?P<model>[^/\s]+/[^/\s]+)/",
         r"GatedRepoError|[Cc]annot access gated repo|trying to access a gated repo"
         r"|403 Client Error|Invalid credentials in Authorization header|Invalid user token",
+        printer="huggingface_hub",
     ),
     _p(
         "trust-remote-code-required",
         r"`trust_remote_code=True`|requires you to execute the (?:configuration|modeling) file"
         r"|contains custom code which must be executed",
+        printer="transformers",
     ),
     _p(
         "model-not-found",
         r"OfflineModeIsEnabled|LocalEntryNotFoundError|couldn't connect to 'https://huggingface"
         r"|outgoing traffic has been disabled",
         variant="offline",
+        printer="huggingface_hub",
     ),
     _p(
         "model-not-found",
         r"Invalid repository ID or local directory specified: '(?P<model>[^']+)'",
+    ),
+    _p(
+        "model-not-found",
         r"Repo id must be in the form 'repo_name' or 'namespace/repo_name': '(?P<model>[^']+)'",
         r"(?P<model>\S+) is not a local folder and is not a valid model identifier",
         r"RepositoryNotFoundError|Repository Not Found for url"
         r"|does not appear to have a file named config\.json",
+        printer="huggingface_hub",
     ),
     _p(
         "architecture-unsupported",
@@ -187,6 +207,7 @@ _PATTERNS: tuple[_Pattern, ...] = (
         r"model type .(?P<model_type>[\w-]+). but Transformers does not recognize this "
         r"architecture",
         variant="model-type",
+        printer="transformers",
     ),
     _p(
         "architecture-unsupported",
@@ -216,10 +237,11 @@ _PATTERNS: tuple[_Pattern, ...] = (
     ),
     _p(
         "tp-exceeds-gpus",
-        r"Unable to load Ray|invalid device ordinal|DP adjusted local rank \d+ is out of bounds"
+        r"Unable to load Ray|DP adjusted local rank \d+ is out of bounds"
         r"|Ray does not allocate any GPUs on the driver node",
         variant="other",
     ),
+    _p("tp-exceeds-gpus", r"invalid device ordinal", variant="other", printer="torch"),
     _p(
         "tp-heads-indivisible",
         r"Total number of attention heads \((?P<heads>\d+)\) must be divisible by tensor parallel "
@@ -344,23 +366,28 @@ _PATTERNS: tuple[_Pattern, ...] = (
     ),
     _p(
         "out-of-memory",
-        r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|HIP out of memory",
+        r"CUDA out of memory|OutOfMemoryError|CUDA (?:driver )?error: out of memory"
+        r"|HIP out of memory",
         derive=_oom,
+        printer="torch",
     ),
     # multi-GPU communication (9)
     _p(
         "nccl-error",
         r"NCCL error.*unhandled system error|\bncclSystemError\b|NCCL_ERROR_SYSTEM_ERROR",
         variant="system",
+        printer="nccl",
     ),
     _p(
         "nccl-error",
         r"NCCL error.*unhandled cuda error|\bncclUnhandledCudaError\b|NCCL_ERROR_UNHANDLED_CUDA",
         variant="cuda",
+        printer="nccl",
     ),
     _p(
         "nccl-error",
         r"\bNCCL error\b|\bnccl(?:Internal|InvalidUsage|Remote)Error\b|ncclCommInitRank failed",
+        printer="nccl",
     ),
 )
 
@@ -404,7 +431,9 @@ _PHASE_BY_LABEL = {
     "maximum concurrency": "graphs",
     "capturing CUDA graphs": "graphs",
 }
-_OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|HIP out of m")
+_OOM = re.compile(
+    r"CUDA out of memory|OutOfMemoryError|CUDA (?:driver )?error: out of memory|HIP out of m"
+)
 
 
 def _oom_phase(lines: Sequence[vllm_log.LogLine]) -> str | None:
@@ -475,6 +504,17 @@ def _first(pattern: _Pattern, texts: Sequence[str], context: Facts) -> Hit | Non
             if match is not None:
                 return _hit(pattern, match, text, context)
     return None
+
+
+def vllm_says(texts: Sequence[str]) -> bool:
+    """Whether any text is a message of vLLM's own in the table (not one of a library's)."""
+    return any(
+        regex.search(text)
+        for pattern in _PATTERNS
+        if pattern.printer == "vllm"
+        for regex in pattern.regexes
+        for text in texts
+    )
 
 
 def table_hits(texts: Sequence[str], context: Facts) -> list[Hit]:

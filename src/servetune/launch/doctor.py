@@ -6,13 +6,23 @@ through docker, kubectl, Ray or NIM prefixes. The text is untrusted: `servetune.
 into lines (the same reader `serve` follows a start with) and everything else works on those.
 
 How a failure is read:
-- the *status*: `ready` when the API server announced itself (errors printed while shutting
-  down afterwards do not change that); `failed` on a fatal line (argparse, engine or worker
-  failure) or an exception that no startup progress follows, even when the closing lines are
-  missing; `starting` when nothing decisive is there;
+- *whose log*: a text with no line any vLLM release prints (see `vllm.log.shows_vllm`: another
+  server's log, a bare library traceback, random bytes) raises `NotAVllmLog`; an empty text is
+  a start that has not written anything yet (`starting`);
+- the *status*, from the log's own sequence: `ready` once the API server announced itself (the
+  address line, the route list, uvicorn's lines, the periodic stats), and a request's traceback
+  or the errors of a shutdown afterwards do not change that; but a port that fails to bind
+  after the announcement (uvicorn binds after its startup in vLLM 0.6.0-0.6.3) is `failed`.
+  `failed` on a fatal line (argparse, engine or worker failure) or an exception that no startup
+  progress follows, even when the closing lines are missing; `starting` when nothing decisive
+  is there. Only the last start of a log appended over restarts counts, unless it has not got
+  past the point where the one before it failed: a crash loop (a container restarting vLLM on
+  the same refused flag or busy port) is that failure;
 - the *root cause* is the most specific error, not the last line: vLLM ends an engine failure
   with "Engine core initialization failed. See root cause above.", so the error printed before
-  that wrapper is the one that counts; never a `Traceback` header or a `raise` source line;
+  that wrapper is the one that counts; never a `Traceback` header or a source line a traceback
+  quotes (`raise ...`, `self._initialize_kv_caches(...)`); for an `EOFError` of `input()` (a
+  prompt in a container without stdin) the question it asked;
 - *diagnoses* come from the table in `diagnoses.py`, in priority order, the one whose evidence
   is the root cause first. Ids reuse `check`'s rule ids where the cause is the same.
 
@@ -29,6 +39,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from servetune import texts
+from servetune.errors import NotAVllmLog
 from servetune.launch import diagnoses, flag_errors
 from servetune.launch.diagnoses import Hit
 from servetune.texts import Area, Language
@@ -113,13 +124,17 @@ def _failed(lines: Sequence[LogLine]) -> bool:
 
 
 def _ready_at(lines: Sequence[LogLine]) -> int | None:
-    """Where the API server announced itself, unless a fatal line came after that announcement
-    and before uvicorn's final line (a port that failed to bind)."""
+    """Where the API server announced itself, read in the log's own order: None when nothing
+    announced it, when the port failed to bind after the announcement (uvicorn binds after its
+    startup in vLLM 0.6.0-0.6.3), or when a fatal line came before uvicorn's startup finished.
+    What follows the final line (a request's traceback) does not undo it."""
+    first = next((i for i, line in enumerate(lines) if vllm_log.is_ready(line)), None)
+    if first is None or any(vllm_log.port_lost(line) for line in lines[first:]):
+        return None
     final = next((i for i, line in enumerate(lines) if vllm_log.final_ready(line)), None)
     if final is not None:
         return final
-    first = next((i for i, line in enumerate(lines) if vllm_log.is_ready(line)), None)
-    if first is None or any(vllm_log.is_fatal(line) for line in lines[first:]):
+    if any(vllm_log.is_fatal(line) for line in lines[first:]):
         return None
     return first
 
@@ -137,6 +152,14 @@ def _until_shutdown(lines: Sequence[LogLine]) -> list[LogLine]:
 # Traceback (most recent call last):` (vLLM 0.5-0.8 workers): the message is the cause.
 _WORKER_MESSAGE = re.compile(r"while processing method \w+: (?P<msg>.+?),? Traceback \(most")
 _NOT_A_CAUSE = re.compile(r"^(?:Traceback \(most recent|raise |File \"|\^+$|~+)")
+# Python source a traceback quotes, when a paste lost its indentation (Markdown outside a code
+# block): `self._initialize_kv_caches(vllm_config)`, `return torch.ops._C.x(`, `out = f(x)`.
+_SOURCE = re.compile(
+    r"^(?:self\.\w|(?:return|raise|await|yield)\b|[A-Za-z_][\w.]* = |[A-Za-z_]\w*(?:\.\w+)+\()"
+)
+_FRAME_LINE = re.compile(r'^\s*File "[^"]+", line \d+')
+# `input()` met a closed stdin (a container): the question it asked is the cause, not this.
+_NO_ANSWER = re.compile(r"^EOFError: EOF when reading a line")
 
 
 def _pydantic_error(lines: Sequence[LogLine]) -> str | None:
@@ -165,21 +188,50 @@ def _exception_cause(lines: Sequence[LogLine]) -> str | None:
     return real[-1] if real else None
 
 
+def _is_source(lines: Sequence[LogLine], index: int, *, by_place: bool = True) -> bool:
+    """A line of Python source a traceback quotes: shaped so, or (`by_place`) right after its
+    frame line."""
+    body = lines[index].text.strip()
+    if _SOURCE.match(body) is not None or _NOT_A_CAUSE.match(body) is not None:
+        return True
+    return by_place and index > 0 and _FRAME_LINE.match(lines[index - 1].text) is not None
+
+
 def _message_cause(lines: Sequence[LogLine]) -> str | None:
-    """No exception line: a worker's inline message, else the last error message line."""
+    """No exception line: a worker's inline message, else the last error message line (never a
+    traceback's frame or source line)."""
     for line in lines:
         match = _WORKER_MESSAGE.search(line.text)
         if match is not None and line.loud:
             return match["msg"].strip()
     errors = [
         line.text.strip()
-        for line in lines
+        for index, line in enumerate(lines)
         if line.level in ("ERROR", "CRITICAL")
         and not line.text[:1].isspace()
-        and not _NOT_A_CAUSE.match(line.text.strip())
+        and not _is_source(lines, index)
     ]
     real = [text for text in errors if not vllm_log.is_wrapper(text)]
     return real[-1] if real else None
+
+
+def _question(lines: Sequence[LogLine], cause: str) -> str | None:
+    """The first line of the text a prompt printed before its `input()` met a closed stdin:
+    raw lines between the traceback's header and the EOFError, not its frames or source (the
+    prompt went to stdout, the traceback to stderr: a paste interleaves them)."""
+    at = next((i for i, line in enumerate(lines) if line.text.strip() == cause), len(lines))
+    header = [i for i in range(at) if lines[i].text.startswith("Traceback (most recent")]
+    start = header[-1] + 1 if header else 0
+    for index in range(start, at):
+        line = lines[index]
+        raw_text = line.level is None and line.text[:1].strip() != ""
+        if (
+            raw_text
+            and not _is_source(lines, index, by_place=False)
+            and not vllm_log.is_traceback(line)
+        ):
+            return line.text.strip()
+    return None
 
 
 def _root_cause(lines: Sequence[LogLine]) -> str | None:
@@ -187,12 +239,15 @@ def _root_cause(lines: Sequence[LogLine]) -> str | None:
     for line in lines:
         if line.level is None and vllm_log.is_argparse_error(line):
             return line.text.strip()
-    return (
+    cause = (
         _pydantic_error(lines)
         or _exception_cause(lines)
         or _message_cause(lines)
         or next((text for text in diagnoses.telling_quiet(lines)), None)
     )
+    if cause is not None and _NO_ANSWER.match(cause):
+        return _question(lines, cause) or cause
+    return cause
 
 
 def _fatal_line(lines: Sequence[LogLine], *, wrappers: bool) -> str | None:
@@ -235,17 +290,62 @@ def _verdict(lines: Sequence[LogLine]) -> tuple[Status, list[LogLine], str | Non
     return "starting", list(lines), None
 
 
-def diagnose(text: str) -> DoctorReport:
+def _judged_run(
+    runs: Sequence[Sequence[LogLine]],
+) -> tuple[Status, list[LogLine], str | None, list[LogLine]]:
+    """The verdict on the last run, and the run it rests on. A restart that has not yet got past
+    the point where the run before it failed is a crash loop (a container restarting vLLM on the
+    same refused flag or busy port): the earlier failure is the verdict."""
+    last = list(runs[-1])
+    status, scope, root = _verdict(last)
+    if status != "starting" or len(runs) < 2:
+        return status, scope, root, last
+    previous = list(runs[-2])
+    before = _verdict(previous)
+    if before[0] == "failed" and vllm_log.furthest_phase(last) <= vllm_log.furthest_phase(previous):
+        return (*before, previous + last)
+    return status, scope, root, last
+
+
+_NOT_VLLM_HINT = (
+    "give doctor the vLLM server's own output, stdout and stderr: `docker logs CONTAINER`, "
+    "`kubectl logs POD`, or the file `vllm serve ... 2>&1 | tee vllm.log` wrote"
+)
+
+
+def _require_vllm(text: str, lines: Sequence[LogLine]) -> None:
+    """Raise `NotAVllmLog` for a text with no line any vLLM release prints. An empty text is a
+    log nothing was written to yet (a start that just began), not another program's."""
+    if not text.strip() or vllm_log.shows_vllm(text):
+        return
+    if diagnoses.vllm_says([line.text for line in lines]):
+        return
+    raise NotAVllmLog(
+        "this is not a vLLM log: none of its lines is one vLLM prints (its `INFO 05-01 12:00:00 "
+        "[file.py:1]` prefix, process tags such as `(APIServer pid=1)`, its files in a "
+        "traceback, its banner or its own messages)",
+        _NOT_VLLM_HINT,
+    )
+
+
+def diagnose(text: str, *, vllm_output: bool = False) -> DoctorReport:
     """Read a vLLM server log (the whole text or an excerpt) and say what happened, and why.
 
     Pure: the caller reads the file. Only the last run in the text counts when a log holds
-    several starts. Diagnoses come in the pattern table's priority order, the one whose evidence
-    is the root cause first; a failed start always has at least one (`engine-init-failed` when
-    no pattern knows the error).
+    several starts, unless it is a crash loop (the restart got no further than the failed run
+    before it). Diagnoses come in the pattern table's priority order, the one whose evidence is
+    the root cause first; a failed start always has at least one (`engine-init-failed` when no
+    pattern knows the error).
+
+    A text with no vLLM line at all (another server's log, a bare library traceback, random
+    bytes) raises `NotAVllmLog`; `vllm_output=True` says the text is the output of a vLLM
+    process the caller started (`serve`, `tune`), judged whatever it holds.
     """
-    lines = vllm_log.last_run(vllm_log.read_lines(text))
+    every = vllm_log.read_lines(text)
+    if not vllm_output:
+        _require_vllm(text, every)
+    status, scope, root, lines = _judged_run(vllm_log.runs(every))
     reported = vllm_log.reported(lines)
-    status, scope, root = _verdict(lines)
     texts = diagnoses.telling(scope)
     hits = flag_errors.argparse_hits(texts, reported.vllm_version)
     hits += diagnoses.table_hits([*texts, *([root] if root else [])], diagnoses.context(lines))

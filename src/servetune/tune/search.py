@@ -244,7 +244,9 @@ def _kv_tokens(result: TrialResult, report: Report) -> int | None:
             text = Path(result.log).read_text(encoding="utf-8", errors="replace")
         except OSError:
             text = ""
-        reported = doctor.diagnose(text).reported.kv_cache_tokens if text else None
+        reported = (
+            doctor.diagnose(text, vllm_output=True).reported.kv_cache_tokens if text else None
+        )
         if reported:
             return reported
     return report.estimate.kv_cache_tokens if report.estimate else None

@@ -309,7 +309,7 @@ def _command_text(argv: tuple[str, ...]) -> str:
 
 
 def _root_cause(log: str, outcome: str) -> str:
-    report = doctor.diagnose(log)
+    report = doctor.diagnose(log, vllm_output=True)
     if report.root_cause:
         return report.root_cause
     if report.diagnoses:

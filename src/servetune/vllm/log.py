@@ -4,13 +4,18 @@
 judge with the predicates here, so they cannot disagree about what a line means.
 
 - **Lines.** Every prefix that tools put in front of vLLM's own text is removed: docker compose
-  (`vllm-1  | `), kubectl/k9s (`  | `, `[pod/x/c] `), journald, container timestamps, vLLM's
-  process tags (`(EngineCore_DP0 pid=1) `, `(VllmWorker rank=1 pid=2) `), Ray's
+  (`vllm-1  | `), kubectl/k9s (`  | `, `[pod/x/c] `, k9s's `│ ... │` pane frame), journald,
+  container timestamps (also on a line that is nothing else), vLLM's process tags
+  (`(EngineCore_DP0 pid=1) `, `(VllmWorker rank=1 pid=2) `), Ray's
   (`(RayWorkerWrapper pid=3, ip=10.0.0.1) `), torch's `[rank0]: `, and the level/time/file
   prefix of vLLM, NVIDIA NIM, uvicorn, glog and Python logging. Lines a terminal wrapped are
   joined again.
-- **Markers.** *ready*: the API server announced itself. *fatal*: a line after which the start
-  cannot succeed (the engine or a worker failed, argparse refused the command). An *exception*
+- **Whose log.** `shows_vllm`: whether any line is one vLLM prints (its logger prefix, process
+  tags, files, program or name); a text with none is another program's.
+- **Markers.** *ready*: the API server announced itself (the address line, the route list,
+  uvicorn's lines, the periodic stats); only a port that fails to bind undoes that (`port_lost`).
+  *Runs*: a log appended over restarts splits at each banner. *fatal*: a line after which the
+  start cannot succeed (the engine or a worker failed, argparse refused the command). An *exception*
   line (`ValueError: ...`) or a traceback is decisive only in a finished text and only when no
   startup progress follows it: vLLM prints tracebacks it recovers from, so while a start is
   being followed a traceback alone never stops it (the process exiting does).
@@ -30,6 +35,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 # --- lines --------------------------------------------------------------------------------------
 
@@ -39,14 +45,16 @@ _LEVELS = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL"
 # Prefixes added outside vLLM, in any order and nesting; removed until none is left.
 _OUTER = re.compile(
     r"(?:"
-    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s"  # docker -t, kubectl
+    r"\d{4}-\d\d-\d\dT\S+ \S+ [\w.-]+\[\d+\]:\s"  # journalctl -o short-iso: host prog[pid]:
+    r"|\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) [FP]\s"  # a node's CRI log file (/var/log/pods)
+    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\s|$)"  # docker -t
     r"|\[\d{4}-\d\d-\d\dT[^\]]*\]\s"  # CI runners: [2025-03-10T15:07:20Z]
     r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? \| [A-Z]+ \| \w+ \| "  # fastchat workers
     r"|\s*[A-Za-z][\w.-]*\s+\|\s"  # docker compose: `vllm-1  | `
     r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? \[[A-Z][a-z]+\] (?:\(\w+\) )?"  # wrappers' own
     r"|\s*\|\s"  # kubectl / k9s panes: `  | `
     r"|\[pod/[^\]\s]+\]\s"  # kubectl logs --prefix
-    r"|\S+\s+\d{1,2} \d\d:\d\d:\d\d \S+ [\w.-]+\[\d+\]:\s"  # journald
+    r"|\S+\s+\d{1,2} \d\d:\d\d:\d\d(?:\.\d+)? \S+ [\w.-]+\[\d+\]:\s"  # journald
     r"|\[rank\d+\]:\s?"  # torch
     r"|\[Stage-\d+\]\s"  # vllm-omni stages
     r"|>\s?(?=\S)"  # a Markdown quote
@@ -127,7 +135,7 @@ _PYDANTIC_VALUE_NOISE = re.compile(r"\s*\[type=value_error, input_value=.*\]$")
 # A raw line that starts something of its own, never the rest of a wrapped line.
 _OWN_LINE = re.compile(
     r"^(?:Traceback \(|\s*File \"|Process \w|Loading |[\w.]*(?:Error|Exception|Warning)\b"
-    r"|During handling|The above exception)"
+    r"|During handling|The above exception|usage: )"
 )
 
 
@@ -177,11 +185,18 @@ def _json_record(raw: str) -> list[str] | None:
     return lines + trace.splitlines()
 
 
+# k9s and other TUI log viewers box every line: `│ INFO ... [x.py:1] text      │`, padded to the
+# pane's width; the frame and its padding are the viewer's, not vLLM's.
+_PANE = re.compile(r"^\s*[│┃]\s?(?P<body>.*?)\s*[│┃]\s*$")
+
+
 def _raw_lines(text: str) -> Iterator[str]:
     for raw in text.splitlines():
         record = _json_record(raw)
         for line in [raw] if record is None else record:
-            yield _ANSI.sub("", line).rstrip()
+            plain = _ANSI.sub("", line).rstrip()
+            pane = _PANE.match(plain)
+            yield plain if pane is None else pane["body"]
 
 
 def read_lines(text: str) -> list[LogLine]:
@@ -226,12 +241,24 @@ def _without_pydantic_noise(line: LogLine) -> LogLine:
 
 # --- markers ------------------------------------------------------------------------------------
 
-# The API server announced itself: uvicorn's line (every release), the address line (0.6-0.33)
-# and the route list. Only the first is final: a port can still fail to bind after the others.
-_STARTUP_COMPLETE = "Application startup complete"
+# The API server announced itself, in the order vLLM prints it (entrypoints/launcher.py and
+# uvicorn, every release 0.4-0.33): the address line (0.7+), the route list (`Available routes
+# are:`, then one `Route: /v1/models, Methods: GET` a route), uvicorn's `Started server process`,
+# `Application startup complete` and, when uvicorn bound the port itself (vLLM before 0.6.4),
+# `Uvicorn running on ...`. Then the periodic stats (`Avg prompt throughput: ...`, V0 metrics.py
+# and V1 loggers.py alike), logged only by a server that is up.
 _READY = re.compile(
     r"Application startup complete|Starting vLLM (?:API )?server(?: \d+)? on https?://"
-    r"|Available routes are:|Uvicorn running on https?://"
+    r"|Available routes are:|Route: /\S*, Methods: |Started server process \[\d+\]"
+    r"|Uvicorn running on (?:https?://|socket |unix socket )|Avg prompt throughput: "
+)
+# uvicorn finished its startup, or the server reports what it serves.
+_FINAL_READY = re.compile(r"Application startup complete|Avg prompt throughput: ")
+# The port could not be bound. vLLM 0.6.4+ binds it before the engine starts; before that
+# uvicorn binds it after `Application startup complete` (vllm#8791, pipeline parallel), so this
+# line undoes every ready line before it.
+_PORT_LOST = re.compile(
+    r"error while attempting to bind on address|[Aa]ddress already in use|\[Errno (?:98|48)\]"
 )
 # A new run starts at the banner (0.15+ logo or plain line, 0.6-0.11 "API server version") or at
 # argparse's usage text; logs appended over restarts are read from the last run only.
@@ -285,12 +312,21 @@ def is_ready(line: LogLine) -> bool:
 
 
 def final_ready(line: LogLine) -> bool:
-    """uvicorn finished starting: nothing printed afterwards undoes the start."""
-    return _STARTUP_COMPLETE in line.text
+    """uvicorn finished its startup, or the server logged its stats: after this only a port that
+    fails to bind (`port_lost`) undoes the start."""
+    return _FINAL_READY.search(line.text) is not None
+
+
+def port_lost(line: LogLine) -> bool:
+    """The API server's port could not be bound: the start failed, whatever came before."""
+    return line.level not in _QUIET and _PORT_LOST.search(line.text) is not None
 
 
 def is_fatal(line: LogLine) -> bool:
-    """A line after which this start cannot succeed (argparse, engine or worker failure)."""
+    """A line after which this start cannot succeed (argparse, engine or worker failure); never
+    the source a traceback quotes (`raise RuntimeError("Engine core initialization failed. "`)."""
+    if line.text[:1].isspace():
+        return False
     if _FATAL_ANY_LEVEL.search(line.text):
         return True
     if line.level in _QUIET:
@@ -303,8 +339,13 @@ def is_argparse_error(line: LogLine) -> bool:
 
 
 def is_exception(line: LogLine) -> bool:
-    """`ValueError: ...` and the like, raw or logged as an error, not a traceback frame."""
-    return line.loud and not line.text[:1].isspace() and _EXCEPTION.match(line.text) is not None
+    """`ValueError: ...` and the like, raw or logged as an error, not a traceback frame; and
+    pydantic's `Value error, ...` line of a refused config, which users often quote alone."""
+    if not line.loud:
+        return False
+    if line.text.lstrip().startswith("Value error, "):
+        return True
+    return not line.text[:1].isspace() and _EXCEPTION.match(line.text) is not None
 
 
 def is_wrapper(text: str) -> bool:
@@ -340,8 +381,26 @@ def is_run_start(line: LogLine) -> bool:
 
 def last_run(lines: Sequence[LogLine]) -> list[LogLine]:
     """Only the last start of a log appended over restarts."""
-    starts = [i for i, line in enumerate(lines) if is_run_start(line)]
-    return list(lines[starts[-1] :]) if starts else list(lines)
+    return runs(lines)[-1]
+
+
+def runs(lines: Sequence[LogLine]) -> list[list[LogLine]]:
+    """The starts of a log appended over restarts, in order (one, for a log of one start or an
+    excerpt without a banner); what comes before the first banner belongs to the first run."""
+    starts = [i for i, line in enumerate(lines) if is_run_start(line) and i > 0]
+    bounds = [0, *starts, len(lines)]
+    return [list(lines[a:b]) for a, b in pairwise(bounds) if b > a] or [[]]
+
+
+def furthest_phase(lines: Sequence[LogLine]) -> int:
+    """How far a start got: the index in `PHASES` of the latest phase it reached, -1 for none."""
+    reached = [
+        index
+        for line in lines
+        for index, (pattern, _) in enumerate(PHASES)
+        if pattern.search(line.text)
+    ]
+    return max(reached, default=-1)
 
 
 _FRAME = re.compile(r'^(?:Traceback \(most recent call last\)|\s*File "[^"]+", line \d+)')
@@ -362,6 +421,39 @@ def unrecovered_error(lines: Sequence[LogLine]) -> LogLine | None:
         elif found is not None and is_progress(line):
             found = None  # vLLM recovered from it
     return found
+
+
+# --- whose log ----------------------------------------------------------------------------------
+
+# What only vLLM prints, or what names vLLM: its logger's prefix (`INFO 03-21 20:19:24
+# [launcher.py:34] `; 0.4-0.7 without the brackets; NIM's with the year), its process tags
+# (`(APIServer pid=1) `, `(EngineCore_DP0 pid=2) `, `(VllmWorker rank=0 pid=3) `,
+# `(VllmWorkerProcess pid=4) `, `(Worker_TP1 pid=5) `, Ray's `(RayWorkerWrapper pid=6, ip=...) `),
+# the word vllm as a name of its own (its files and modules in a traceback, `/usr/bin/vllm`, the
+# `vllm serve` command, its banner, a wrapper's "vLLM config: {...}", a container or pod the
+# platform named after it), argparse's lines with its program, its engine's wrappers and its
+# stats line. Other servers (SGLang's `[2025-02-09 21:23:00 TP2] `, TGI's
+# `text_generation_launcher`, a plain uvicorn app) print none of these.
+_VLLM_PREFIX = (
+    rf"(?:^|\s)(?:{_LEVELS}) (?:\d{{4}}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? "
+    r"\[?[\w./-]+\.py:\d+\]"
+)
+_VLLM_MARK = re.compile(
+    _VLLM_PREFIX
+    + r"|\((?:APIServer|ApiServer|EngineCore|VllmWorker|Worker|RayWorker)\w*(?: rank=\d+)? pid=\d+"
+    r"|(?i:\bvllm\b)|\bvllm_version\b"
+    r"|Engine core initialization failed|EngineCore failed to start|EngineDeadError"
+    r"|Engine process failed to start|Avg prompt throughput: "
+)
+
+
+def shows_vllm(text: str) -> bool:
+    """Whether any line of the text is one that vLLM prints (see `_VLLM_MARK`); a text with none
+    is not a vLLM log at all. Messages vLLM shares with the libraries it runs (torch, transformers,
+    huggingface_hub, NCCL, argparse, uvicorn) are not enough."""
+    return any(
+        _VLLM_MARK.search(raw) or _ARGPARSE.match(parse_line(raw).text) for raw in _raw_lines(text)
+    )
 
 
 # --- the start, followed line by line --------------------------------------------------------
