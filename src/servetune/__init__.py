@@ -14,13 +14,14 @@ does (`run_tune`, not `tune`), so no name here is also a subpackage's:
   `Comparison`; `accept` runs the five acceptance checks and returns an `Acceptance` of `Check`s;
 - tune: `run_tune` searches serve flags under latency `Targets` (a `TuneConfig`) and returns a
   `TuneResult`;
-- plan: `run_plan` predicts a checked command (`Report`) under a `PlanConfig` load and returns
-  a `PlanResult`;
-- quality: `evaluate_quality` asks two servers the same questions (`QualityConfig`) and returns
-  a `QualityResult`.
+- plan: `run_plan` predicts a checked command (`Report`) under a `PlanConfig` (a `Load` and
+  latency targets, `Slo`) and returns a `PlanResult`;
+- quality: `evaluate_quality` asks two servers (each a `QualityServer`) the same `Question`s
+  (`load_questions` reads a set) under a `QualityConfig` and returns a `QualityResult`.
 
 Every error servetune raises on purpose is a `ServetuneError`: `UsageError`,
-`CommandParseError`, `ModelConfigError`, `HardwareError`, `ServerUnreachable` among them.
+`CommandParseError`, `NotAVllmLog`, `ModelConfigError`, `HardwareError`, `ServerUnreachable`,
+`NoMetrics` and `MissingExtra` among them.
 `__version__` is the package's version. Everything not in `__all__` is internal, modules and
 subpackages included. The review names load with the package; the other flows load on first
 use, so `servetune check` starts fast.
@@ -34,7 +35,10 @@ from typing import TYPE_CHECKING
 from servetune.errors import (
     CommandParseError,
     HardwareError,
+    MissingExtra,
     ModelConfigError,
+    NoMetrics,
+    NotAVllmLog,
     ServerUnreachable,
     ServetuneError,
     UsageError,
@@ -53,6 +57,11 @@ if TYPE_CHECKING:  # the same names as `_LAZY` loads, for type checkers
     from servetune.measure.bench import BenchConfig, BenchRun, run_bench
     from servetune.measure.workload import WorkloadSpec
     from servetune.plan.planner import PlanConfig, PlanResult, run_plan
+    from servetune.plan.predict import Slo
+    from servetune.plan.simulate import Load
+    from servetune.quality.ask import Server as QualityServer
+    from servetune.quality.dataset import Question
+    from servetune.quality.dataset import load as load_questions
     from servetune.quality.evaluate import QualityConfig, QualityResult
     from servetune.quality.evaluate import evaluate as evaluate_quality
     from servetune.tune.search import TuneConfig, TuneResult, run_tune
@@ -85,6 +94,11 @@ _LAZY = {
     "evaluate_quality": "servetune.quality.evaluate:evaluate",
     "QualityConfig": "servetune.quality.evaluate",
     "QualityResult": "servetune.quality.evaluate",
+    "Load": "servetune.plan.simulate",
+    "Slo": "servetune.plan.predict",
+    "QualityServer": "servetune.quality.ask:Server",
+    "Question": "servetune.quality.dataset",
+    "load_questions": "servetune.quality.dataset:load",
 }
 
 __all__ = [
@@ -101,17 +115,24 @@ __all__ = [
     "GpuSpec",
     "Hardware",
     "HardwareError",
+    "Load",
+    "MissingExtra",
     "ModelConfigError",
     "ModelFacts",
+    "NoMetrics",
+    "NotAVllmLog",
     "PlanConfig",
     "PlanResult",
     "QualityConfig",
     "QualityResult",
+    "QualityServer",
+    "Question",
     "Report",
     "ServeCommand",
     "ServerUnreachable",
     "ServetuneError",
     "Side",
+    "Slo",
     "Targets",
     "TuneConfig",
     "TuneResult",
@@ -125,6 +146,7 @@ __all__ = [
     "diagnose",
     "evaluate_quality",
     "find_model",
+    "load_questions",
     "load_side",
     "parse_gpus",
     "parse_text",

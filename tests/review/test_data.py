@@ -154,23 +154,3 @@ def test_every_rule_has_a_message_in_every_language() -> None:
         for r in RULES:
             for field in ("title", "why", "fix"):
                 assert texts.get("review", f"{r.id}.{field}", language), (language, r.id)
-
-
-def test_public_api() -> None:
-    assert sorted(servetune.__all__) == sorted(
-        [
-            "CheckOptions", "Finding", "Report", "check_argv", "check_text", "ServeCommand",
-            "parse_text", "parse_tokens", "ModelFacts", "find_model", "Hardware", "GpuSpec",
-            "parse_gpus", "Estimate", "ServetuneError", "UsageError", "CommandParseError",
-            "ModelConfigError", "HardwareError", "__version__",
-            # launch, measure, judge (loaded on first use)
-            "diagnose", "DoctorReport", "run_bench", "BenchConfig", "BenchRun", "WorkloadSpec",
-            "ServerUnreachable", "load_side", "Side", "compare", "Comparison", "accept",
-            "Acceptance", "Check",
-            # tune, plan, quality (loaded on first use)
-            "run_tune", "TuneConfig", "TuneResult", "Targets", "run_plan", "PlanConfig", "PlanResult",
-            "evaluate_quality", "QualityConfig", "QualityResult",
-        ]
-    )  # fmt: skip
-    for name in servetune.__all__:
-        assert hasattr(servetune, name)
