@@ -263,31 +263,68 @@ def _pct(right: int, total: int) -> str:
     return f"{right}/{total} ({right / total:.0%})" if total else "-"
 
 
-def corpus_counts() -> dict[str, Counter[str]]:
-    """Records by split, release and GPU in each part of the corpus (the README's table)."""
-    counts: dict[str, Counter[str]] = {}
+def _release(record: Mapping[str, Any]) -> str:
+    found = re.match(r"v?(\d+\.\d+)", str(record.get("vllm_version") or ""))
+    return found.group(1) if found else "not stated"
+
+
+def _gpu(record: Mapping[str, Any]) -> str:
+    gpus = str(record.get("gpus") or "").split("+")[0].strip()
+    name = re.sub(r"^\d+\s*x\s*", "", gpus)
+    name = re.sub(r"[-_ ]?\d+\s*GB$", "", name, flags=re.IGNORECASE).replace("-", " ")
+    return name or "not stated"
+
+
+def _family(part: str, record: Mapping[str, Any]) -> str:
+    if part == "commands":
+        return f"{record['outcome']}: {record['expect']}".split(":")[0] + (
+            f" ({record.get('spelling')})" if record["outcome"] == "ran" else ""
+        )
+    if part == "logs":
+        return str(record["status"])
+    return str(record.get("engine") or "engine not stated")
+
+
+def corpus_counts() -> dict[str, dict[str, Counter[str]]]:
+    """Records by split, family, release and GPU in each part of the corpus (the README's)."""
+    counts: dict[str, dict[str, Counter[str]]] = {}
     for part in ("commands", "logs", "memory"):
         records = _records(CORPUS / f"{part}.json")
-        counter: Counter[str] = Counter()
-        for r in records:
-            counter[f"split {r['split']}"] += 1
-            version = str(r.get("vllm_version") or "unknown")
-            counter["release " + ".".join(version.split(".")[:2])] += 1
-        counter["sources"] = len({r["source_key"] for r in records})
-        counts[part] = counter
+        counts[part] = {
+            "split": Counter(str(r["split"]) for r in records),
+            "sources": Counter({"sources": len({r["source_key"] for r in records})}),
+            "family": Counter(_family(part, r) for r in records),
+            "release": Counter(_release(r) for r in records),
+            "gpu": Counter(_gpu(r) for r in records),
+        }
     return counts
+
+
+def _print_counts() -> None:
+    for part, by in corpus_counts().items():
+        total = sum(by["split"].values())
+        print(
+            f"{part}: {total} records from {by['sources']['sources']} sources, {dict(by['split'])}"
+        )
+        for kind in ("family", "release", "gpu"):
+            common = ", ".join(f"{name} {n}" for name, n in by[kind].most_common(12))
+            print(f"  by {kind}: {common}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--misses", action="store_true", help="list every record scored wrong")
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
+    parser.add_argument("--counts", action="store_true", help="the corpus by family, release, GPU")
     parser.add_argument(
         "--split",
         choices=SPLITS,
         help="list the misses of this part only (tune on `fit`: look at held-out misses by family)",
     )
     args = parser.parse_args()
+    if args.counts:
+        _print_counts()
+        return 0
     tally = run()
     table = tally.table()
     if args.json:
