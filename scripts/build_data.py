@@ -174,6 +174,10 @@ CATALOG_ALIASES = {
 
 # Checkpoints beyond the reference directory, each with the URL of its config.json.
 CATALOG_SOURCES = ROOT / "scripts" / "sources" / "catalog_models.json"
+# Each entry of it checked against a real config.json copy in a public repository: where, whether
+# it is verified, and the values the real file corrects ({key: [written, real]}; dotted keys reach
+# text_config / llm_config). Kept apart from catalog_models.json so that file can grow alone.
+CATALOG_CHECKS = ROOT / "scripts" / "sources" / "catalog_checks.json"
 
 # The quantization block each publisher writes into its quantized repos (Qwen's -AWQ and
 # -GPTQ-Int4/-Int8, the -FP8 block checkpoints); the architecture keys are the base model's.
@@ -202,6 +206,29 @@ def _resolve(value: object, models: dict[str, dict[str, object]]) -> object:
     return value
 
 
+def _apply_checks(models: dict[str, dict[str, object]], sources: dict[str, str]) -> None:
+    """Override each checked entry's config with the real file's values; note the check."""
+    checks = json.loads(CATALOG_CHECKS.read_text(encoding="utf-8"))
+    for model_id, check in checks.items():
+        if model_id.startswith("_"):
+            continue
+        config = dict(models[model_id])  # entries built with `like` share nested dicts
+        for dotted, (old, new) in check["fixed"].items():
+            *path, key = dotted.split(".")
+            target = config
+            for part in path:
+                target[part] = dict(target[part])
+                target = target[part]
+            if target.get(key) != old:
+                found = target.get(key)
+                raise ValueError(f"{model_id}: {dotted} is {found!r}, the check expects {old!r}")
+            target[key] = new
+        models[model_id] = config
+        verdict = "verified" if check["verified"] else "checked (not verified)"
+        fixed = f"; fixed from it: {', '.join(check['fixed'])}" if check["fixed"] else ""
+        sources[model_id] += f"; {verdict} against {check['checked_against']}{fixed}"
+
+
 def _add_sourced(models: dict[str, dict[str, object]], sources: dict[str, str]) -> None:
     listed = json.loads(CATALOG_SOURCES.read_text(encoding="utf-8"))
     for entry in listed["models"]:
@@ -211,6 +238,7 @@ def _add_sourced(models: dict[str, dict[str, object]], sources: dict[str, str]) 
             config["text_config"] = {**base["text_config"], **entry["config"]["text_config"]}
         models[entry["id"]] = config
         sources[entry["id"]] = entry["source"]
+    _apply_checks(models, sources)  # before the variants, which copy their base's config
     for group in listed["variants"]:
         for suffix in group["suffixes"]:
             dtype, block = VARIANTS[suffix]

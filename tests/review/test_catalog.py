@@ -13,6 +13,7 @@ from servetune.review.model_names import match_name, quantization_in_name
 from servetune.vllm import serve_command
 
 SOURCES = Path(__file__).resolve().parents[2] / "scripts" / "sources" / "catalog_models.json"
+CHECKS = SOURCES.with_name("catalog_checks.json")
 
 # One checkpoint per family the issue lists: (id, layers, attention heads, KV heads, experts).
 # The numbers are the published config.json values (sources in scripts/sources).
@@ -243,3 +244,48 @@ def test_catalog_architectures_add_up_to_the_published_size(model_id: str, billi
     effective = settings.resolve(serve_command.parse_text(f"vllm serve {model_id}"), facts, None)
     _, params = capacity.weight_bytes(facts, effective)
     assert params / 1e9 == pytest.approx(billions, rel=0.03)
+
+
+def _checks() -> dict[str, dict[str, object]]:
+    listed = json.loads(CHECKS.read_text(encoding="utf-8"))
+    return {k: v for k, v in listed.items() if not k.startswith("_")}
+
+
+def test_every_check_names_the_copy_it_read() -> None:
+    entries = {e["id"] for e in json.loads(SOURCES.read_text(encoding="utf-8"))["models"]}
+    checks = _checks()
+    assert len(checks) >= 25
+    for model_id, check in checks.items():
+        assert model_id in entries, model_id
+        source = check["checked_against"]
+        assert isinstance(source, str) and (" @" in source or "search-index" in source), model_id
+        assert isinstance(check["verified"], bool) and check["keys"], model_id
+        fixed = check["fixed"]
+        assert isinstance(fixed, dict) and all(len(pair) == 2 for pair in fixed.values()), model_id
+        if not check["verified"]:
+            assert check.get("note"), model_id  # partial copy or a sibling's file: say which
+
+
+def _value(config: dict[str, object], dotted: str) -> object:
+    value: object = config
+    for part in dotted.split("."):
+        assert isinstance(value, dict)
+        value = value.get(part)
+    return value
+
+
+def test_the_built_catalog_carries_each_fix_and_names_the_check() -> None:
+    configs = model.catalog()
+    sources = model.catalog_sources()
+    fixes = 0
+    for model_id, check in _checks().items():
+        assert str(check["checked_against"]) in sources[model_id], model_id
+        assert ("verified against" in sources[model_id]) is check["verified"], model_id
+        fixed = check["fixed"]
+        assert isinstance(fixed, dict)
+        for dotted, (_, real) in fixed.items():
+            assert _value(configs[model_id], dotted) == real, (model_id, dotted)
+            fixes += 1
+    assert fixes >= 1
+    # The real file wins: Qwen3-Coder-480B's rope base is 10,000,000, not Qwen3-235B's million.
+    assert configs["Qwen/Qwen3-Coder-480B-A35B-Instruct"]["rope_theta"] == 10000000
