@@ -485,6 +485,27 @@ TEXTS: dict[str, str] = {
         "max-model-len is {max_model_len}. How long are my real requests, and should "
         "--max-model-len be {fits} or less?"
     ),
+    "kv-cache-too-small:uncertain.title": (
+        "The KV cache may not hold one {max_model_len}-token sequence (~{fits} central, "
+        "~{fits_most} at best)"
+    ),
+    "kv-cache-too-small:uncertain.why": (
+        "After {weights} GiB of weights and ~{reserve} GiB of activations per GPU, the central "
+        "estimate leaves {kv_gib} GiB for the KV cache, short of one full-length sequence; with "
+        "the sampler warm-up, CUDA graph and non-torch memory at the low end of what vLLM has "
+        "logged, {kv_gib_most} GiB would be left, enough. vLLM refuses to start if it is short "
+        "('To serve at least one request with the model's max seq len ...')."
+    ),
+    "kv-cache-too-small:uncertain.fix": (
+        "Start it and read vLLM's 'Available KV cache memory' line; if it refuses, set "
+        "--max-model-len {fits} or less (what your users actually need), or raise "
+        "--gpu-memory-utilization."
+    ),
+    "kv-cache-too-small:uncertain.ask_ai": (
+        "On {machine} the KV cache fits between about {fits} and {fits_most} tokens per "
+        "sequence, and max-model-len is {max_model_len}. How long are my real requests, and "
+        "should --max-model-len be {fits} or less to be safe?"
+    ),
     "kv-cache-too-small:none.title": "No memory is left for the KV cache",
     "kv-cache-too-small:none.why": (
         "Weights ({weights} GiB) plus activations (~{reserve} GiB) use up the {budget} "
@@ -553,24 +574,38 @@ TEXTS: dict[str, str] = {
         "weights come out 6-9% above the checkpoint."
     ),
     "estimate-note.group-quant-layout": (
-        "AWQ/GPTQ weights counted as b + (16 + b)/G bits each (GGUF: b + 0.5); a repacked "
-        "layout can differ by a few percent."
+        "AWQ/GPTQ weights counted as b + (16 + z)/G bits each (z = b with zero points, 0 "
+        "without; GGUF: b + 0.5); a repacked layout can differ by a few percent (+-3% is allowed "
+        "for in the estimate's range)."
     ),
     "estimate-note.moe-activation": (
         "Mixture of experts: vLLM's profiling peak can exceed this estimate (by 2 GiB per GPU "
-        "on Qwen3-235B-A22B-FP8 at TP 4), leaving less KV cache than shown."
+        "on Qwen3-235B-A22B-FP8 at TP 4 and 8192 batched tokens; none seen on gpt-oss), "
+        "leaving up to 2.5 GiB less KV cache than shown."
     ),
     "estimate-note.multimodal-encoder": (
         "Vision-language model: vLLM also profiles the image encoder, which this estimate "
-        "leaves out; expect less KV cache than shown."
+        "leaves out; expect up to ~2 GiB per GPU less KV cache than shown (1.5 GiB on "
+        "Qwen2.5-VL-72B at TP 4; far more for Llama 3.2 Vision's cross-attention profile)."
     ),
     "estimate-note.cuda-graphs-estimated": (
-        "CUDA graph memory is counted at 0.5 GiB per GPU (vLLM profiles it since 0.21; "
-        "measured -0.45 to +1.03 GiB)."
+        "CUDA graph memory is counted at 0.1 GiB plus 0.4 GiB at the largest capture size "
+        "(512 at the default 1024 sequences: 0.5 GiB per GPU); vLLM profiles it since 0.21, "
+        "and what it takes ranges from about none to twice that."
     ),
     "estimate-note.cuda-graphs-outside": (
         "This release captures CUDA graphs after sizing the KV cache: they take memory beyond "
         "--gpu-memory-utilization (up to ~1 GiB per GPU)."
+    ),
+    "estimate-note.sampler-flashinfer": (
+        "vLLM 0.8 to 0.11.0 warms up FlashInfer's sampler when FlashInfer is installed (vLLM's "
+        "Docker image) and PyTorch's sort-based one otherwise (a pip install): counted as the "
+        "sort, 9.6 logits-sized copies at --max-num-seqs; with FlashInfer that share of the "
+        "reserve is about 2.7 times smaller and the KV cache larger by the difference."
+    ),
+    "estimate-note.encoder-no-kv": (
+        "Encoder-only model (embeddings, reranking, classification): it keeps no KV cache, "
+        "so only its weights and one forward pass at the token budget count."
     ),
     "hardware-unknown.title": "No GPU information: hardware checks skipped",
     "hardware-unknown.why": (

@@ -455,6 +455,27 @@ TEXTS: dict[str, str] = {
         "但 max-model-len 是 {max_model_len}。我要怎麼知道實際的請求有多長？--max-model-len "
         "是不是應該設在 {fits} 以下？"
     ),
+    "kv-cache-too-small:uncertain.title": (
+        "KV cache 可能放不下一條 {max_model_len} token 的序列（估計約 {fits}，"
+        "最樂觀約 {fits_most}）"
+    ),
+    "kv-cache-too-small:uncertain.why": (
+        "每張 GPU 扣掉 {weights} GiB 的權重和約 {reserve} GiB 的 activation 之後，"
+        "中間估計只剩 {kv_gib} GiB 給 KV cache，不夠放一條完整長度的序列；如果 sampler "
+        "暖機、CUDA graph 和非 torch 記憶體都落在 vLLM 記錄過的低端，會剩 {kv_gib_most} "
+        "GiB，就夠了。如果真的不夠，vLLM 會拒絕啟動（「To serve at least one request with "
+        "the model's max seq len ...」）。"
+    ),
+    "kv-cache-too-small:uncertain.fix": (
+        "先啟動看看，讀 vLLM 的「Available KV cache memory」那一行；如果它拒絕啟動，"
+        "就把 --max-model-len 設成 {fits} 或更小（以使用者實際需要的長度為準），"
+        "或調高 --gpu-memory-utilization。"
+    ),
+    "kv-cache-too-small:uncertain.ask_ai": (
+        "在 {machine} 上，KV cache 每條序列大約放得下 {fits} 到 {fits_most} 個 token，"
+        "而 max-model-len 是 {max_model_len}。我的實際請求有多長？為了保險，"
+        "--max-model-len 是不是應該設在 {fits} 以下？"
+    ),
     "kv-cache-too-small:none.title": "已經沒有任何記憶體可以留給 KV cache",
     "kv-cache-too-small:none.why": (
         "權重（{weights} GiB）加上 activation（約 {reserve} GiB），已經用光了 vLLM "
@@ -521,24 +542,38 @@ TEXTS: dict[str, str] = {
         "權重會比模型檔大 6–9%。"
     ),
     "estimate-note.group-quant-layout": (
-        "AWQ/GPTQ 權重以每個 b + (16 + b)/G bits 計算（GGUF 為 b + 0.5）；"
-        "kernel 重新排列後的實際大小可能差幾個百分點。"
+        "AWQ/GPTQ 權重以每個 b + (16 + z)/G bits 計算（有 zero point 時 z = b，沒有時為 0；"
+        "GGUF 為 b + 0.5）；kernel 重新排列後的實際大小可能差幾個百分點"
+        "（估計範圍已預留 ±3%）。"
     ),
     "estimate-note.moe-activation": (
         "混合專家（MoE）模型：vLLM 量測到的啟動記憶體高峰可能比這裡估的多"
-        "（Qwen3-235B-A22B-FP8 在 TP 4 時每張 GPU 多約 2 GiB），實際 KV cache 會比顯示的少。"
+        "（Qwen3-235B-A22B-FP8 在 TP 4、8192 個 batched token 時每張 GPU 多約 2 GiB；"
+        "gpt-oss 則沒有），實際 KV cache 最多可能比顯示的少 2.5 GiB。"
     ),
     "estimate-note.multimodal-encoder": (
         "視覺語言模型：vLLM 也會量測影像編碼器的記憶體，這裡沒有算進去；"
-        "實際 KV cache 會比顯示的少。"
+        "實際 KV cache 每張 GPU 可能少約 2 GiB（Qwen2.5-VL-72B 在 TP 4 時少 1.5 GiB；"
+        "Llama 3.2 Vision 的 cross-attention 量測會少得多）。"
     ),
     "estimate-note.cuda-graphs-estimated": (
-        "CUDA graph 的記憶體以每張 GPU 0.5 GiB 計算"
-        "（vLLM 自 0.21 起會先量測它；實測介於 -0.45 到 +1.03 GiB）。"
+        "CUDA graph 的記憶體以 0.1 GiB 加上最大擷取尺寸對應的 0.4 GiB 計算"
+        "（預設 1024 條序列時最大擷取 512：每張 GPU 0.5 GiB）；vLLM 自 0.21 起會先量測它，"
+        "實際用量大約從幾乎為零到這個數字的兩倍。"
     ),
     "estimate-note.cuda-graphs-outside": (
         "這個版本在決定 KV cache 大小之後才擷取 CUDA graph：它們會用掉 --gpu-memory-utilization "
         "以外的記憶體（每張 GPU 最多約 1 GiB）。"
+    ),
+    "estimate-note.sampler-flashinfer": (
+        "vLLM 0.8 到 0.11.0 在裝有 FlashInfer 時（vLLM 的 Docker 映像檔）會暖機 FlashInfer 的 "
+        "sampler，否則（pip 安裝）用 PyTorch 以排序實作的版本：這裡以排序版計算，"
+        "也就是 --max-num-seqs 條 logits 的 9.6 份複本；用 FlashInfer 時這部分的保留量"
+        "約小 2.7 倍，KV cache 會大出相差的部分。"
+    ),
+    "estimate-note.encoder-no-kv": (
+        "只有編碼器的模型（embedding、reranking、分類）：它沒有 KV cache，"
+        "所以只計算權重和一次 token 預算大小的 forward。"
     ),
     "hardware-unknown.title": "沒有 GPU 資訊：已跳過硬體檢查",
     "hardware-unknown.why": (
