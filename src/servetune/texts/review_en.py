@@ -404,6 +404,26 @@ TEXTS: dict[str, str] = {
         "tokens, so why quantize with {method}? What accuracy would we lose on our tasks, and "
         "how much throughput would we really gain?"
     ),
+    "quant-unneeded:small-gain.title": (
+        "{method} quantization buys little here: {gain_pct}% more KV cache than the original "
+        "checkpoint"
+    ),
+    "quant-unneeded:small-gain.why": (
+        "On {machine} the original weights take about {weights} GiB per GPU and leave a KV "
+        "cache of about {kv_tokens} tokens, {conversations} conversations of {typical} tokens "
+        "at once ({covered_pct}% of --max-num-seqs {seqs} at that length); {method} makes it "
+        "{quant_tokens} tokens, {gain_pct}% more, less than a tenth of that load. Quantizing "
+        "costs accuracy (most for math, code and careful reasoning) for that little."
+    ),
+    "quant-unneeded:small-gain.fix": (
+        "Serve the original checkpoint, or measure what the quantization costs first: "
+        "`servetune quality --before URL --after URL --model ORIGINAL --model-after QUANTIZED`."
+    ),
+    "quant-unneeded:small-gain.ask_ai": (
+        "The original model on {machine} already holds {conversations} conversations of "
+        "{typical} tokens at once; {method} adds only {gain_pct}% KV cache. How many users do we "
+        "really serve at once, and what accuracy would the quantization cost us?"
+    ),
     "quant-memory-unused.title": (
         "Quantization freed memory for ~{fit} conversations, but --max-num-seqs is {seqs}"
     ),

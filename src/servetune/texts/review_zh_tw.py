@@ -382,6 +382,25 @@ TEXTS: dict[str, str] = {
         "原始模型在 {machine} 上放得下，還能同時容納 {seqs} 個 {typical} token 的序列，"
         "為什麼還要用 {method} 量化？在我們的任務上會損失多少準確度？吞吐量實際能提升多少？"
     ),
+    "quant-unneeded:small-gain.title": (
+        "這裡用 {method} 量化幫助不大：KV cache 只比原始模型多 {gain_pct}%"
+    ),
+    "quant-unneeded:small-gain.why": (
+        "在 {machine} 上，原始權重每張 GPU 約佔 {weights} GiB，之後仍有約 {kv_tokens} token "
+        "的 KV cache，可以同時進行 {conversations} 段 {typical} token 的對話"
+        "（以這個長度計，是 --max-num-seqs {seqs} 的 {covered_pct}%）；{method} 讓它變成 "
+        "{quant_tokens} token，只多 {gain_pct}%，不到這個負載的十分之一。為了這一點而量化，"
+        "會犧牲準確度（數學、程式與需要仔細推理的任務影響最大）。"
+    ),
+    "quant-unneeded:small-gain.fix": (
+        "改用原始模型，或先量一下量化的代價："
+        "`servetune quality --before URL --after URL --model ORIGINAL --model-after QUANTIZED`。"
+    ),
+    "quant-unneeded:small-gain.ask_ai": (
+        "原始模型在 {machine} 上已經能同時容納 {conversations} 段 {typical} token 的對話；"
+        "{method} 只多出 {gain_pct}% 的 KV cache。我們實際同時服務多少使用者？"
+        "量化會讓我們損失多少準確度？"
+    ),
     "quant-memory-unused.title": (
         "量化省下的記憶體大約夠放 {fit} 段對話，但 --max-num-seqs 只有 {seqs}"
     ),
