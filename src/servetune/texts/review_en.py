@@ -288,6 +288,119 @@ TEXTS: dict[str, str] = {
         "My GPUs are {machine} (compute capability {have}); {method} needs {needed}. "
         "Which checkpoint of this model can I serve on them instead?"
     ),
+    "quant-unsupported-gpu:scheme.title": (
+        "{method} needs compute capability {needed}; {gpu} has {have}"
+    ),
+    "quant-unsupported-gpu:scheme.why": (
+        "The checkpoint's quantization_config describes this scheme, and vLLM {version} runs it "
+        "from capability {needed} (its get_min_capability): it refuses to start ('Quantization "
+        "scheme is not supported for the current GPU. Min capability: ...')."
+    ),
+    "quant-unsupported-gpu:scheme.fix": (
+        "Serve a checkpoint of this model in a scheme the GPU supports (W8A8-INT8 runs from "
+        "7.5, GPTQ from 6.0), a vLLM release that runs this scheme on {have}, or a newer GPU."
+    ),
+    "quant-unsupported-gpu:scheme.ask_ai": (
+        "My GPUs are {machine} (compute capability {have}); the {method} checkpoint needs "
+        "{needed} in vLLM {version}. Which quantized checkpoint of this model can I serve "
+        "instead?"
+    ),
+    "kv-cache-dtype-unsupported-gpu.title": (
+        "--kv-cache-dtype {kv_dtype} is not supported on {gpu} (capability {have}) in vLLM "
+        "{version}"
+    ),
+    "kv-cache-dtype-unsupported-gpu.why": (
+        "On this GPU vLLM {version} keeps the KV cache with its Triton attention backend, which "
+        "needs capability 8.9 for FP8 (FlashInfer, which holds an fp8 cache on Ampere, is "
+        "disabled below {needed}); it refuses to start ('FP8 KV cache is not supported by the "
+        "Triton attention backend')."
+    ),
+    "kv-cache-dtype-unsupported-gpu.fix": (
+        "Drop --kv-cache-dtype (a 16-bit cache), and make room with a shorter --max-model-len "
+        "or more GPUs instead."
+    ),
+    "kv-cache-dtype-unsupported-gpu.ask_ai": (
+        "On {gpu} (capability {have}) vLLM {version} cannot hold an {kv_dtype} KV cache. How "
+        "else can I fit the context length I need: shorter --max-model-len, more GPUs, or a "
+        "smaller model?"
+    ),
+    "kv-cache-dtype-unsupported-gpu:e5m2.title": (
+        "--kv-cache-dtype {kv_dtype} (e4m3) is not supported on {gpu} (capability {have}) in "
+        "vLLM {version}"
+    ),
+    "kv-cache-dtype-unsupported-gpu:e5m2.why": (
+        "On this GPU vLLM {version} keeps the KV cache with its Triton attention backend, whose "
+        "e4m3 type (fp8e4nv) needs capability 8.9; the start fails while Triton compiles the "
+        "attention kernel ('type fp8e4nv not supported in this architecture'). Its e5m2 type "
+        "works on older GPUs."
+    ),
+    "kv-cache-dtype-unsupported-gpu:e5m2.fix": (
+        "Use --kv-cache-dtype fp8_e5m2 (same memory, coarser precision), or drop the flag for a "
+        "16-bit cache."
+    ),
+    "kv-cache-dtype-unsupported-gpu:e5m2.ask_ai": (
+        "On {gpu} vLLM {version} cannot hold an fp8 e4m3 KV cache. Is fp8_e5m2 accurate enough "
+        "for my tasks, or should I keep a 16-bit cache?"
+    ),
+    "quant-tp-shape.title": (
+        "At TP {tp} each GPU's share of a quantized layer ({size} of {width}) is not a "
+        "multiple of {tile}"
+    ),
+    "quant-tp-shape.why": (
+        "Tensor parallelism gives every GPU 1/TP of each weight matrix. {model}'s {what} is "
+        "{width}, and {width} / {tp} = {size} does not split into whole quantization groups "
+        "and kernel tiles of {tile}, so vLLM stops while it builds the layers ('... is not "
+        "divisible by group_size' or 'min_thread_k')."
+    ),
+    "quant-tp-shape.fix": (
+        "Use a --tensor-parallel-size that keeps the share a multiple of {tile}: {valid}; spend "
+        "other GPUs on --pipeline-parallel-size or --data-parallel-size, or serve a checkpoint "
+        "whose layers were padded for this TP."
+    ),
+    "quant-tp-shape.ask_ai": (
+        "{model} is group-quantized and its {what} ({width}) does not split into whole groups "
+        "of {tile} at TP {tp}. Which parallel layout works on {machine}: TP {valid}, pipeline "
+        "parallelism, or another checkpoint?"
+    ),
+    "quant-tp-shape:sizes.title": (
+        "At TP {tp} each GPU's share of a quantized layer ({size} of {width}) is not a "
+        "multiple of {tile}"
+    ),
+    "quant-tp-shape:sizes.why": (
+        "Tensor parallelism gives every GPU 1/TP of each weight matrix. {model}'s {what} is "
+        "{width}, and {width} / {tp} = {size} does not split into whole quantization groups "
+        "and kernel tiles of {tile}, so vLLM stops while it builds the layers ('... is not "
+        "divisible by group_size' or 'min_thread_k')."
+    ),
+    "quant-tp-shape:sizes.fix": (
+        "Use a --tensor-parallel-size that keeps the share a multiple of {tile}: {valid}; spend "
+        "other GPUs on --pipeline-parallel-size or --data-parallel-size, or serve a checkpoint "
+        "whose layers were padded for this TP."
+    ),
+    "quant-tp-shape:sizes.ask_ai": (
+        "{model} is group-quantized and its {what} ({width}) does not split into whole groups "
+        "of {tile} at TP {tp}. Which parallel layout works on {machine}: TP {valid}, pipeline "
+        "parallelism, or another checkpoint?"
+    ),
+    "quant-tp-shape:experts.title": (
+        "At TP {tp} each GPU's share of the experts' layers ({size} of {width}) is not a "
+        "multiple of {tile}: requests may fail"
+    ),
+    "quant-tp-shape:experts.why": (
+        "Tensor parallelism gives every GPU 1/TP of each expert's weights. {model}'s {what} is "
+        "{width}, and {width} / {tp} = {size} does not split into whole quantization groups of "
+        "{tile}. vLLM falls back from Marlin to its MoE WNA16 kernels and starts, but those "
+        "can fail on the first request ('size_k must divisible by BLOCK_SIZE_K')."
+    ),
+    "quant-tp-shape:experts.fix": (
+        "Add --enable-expert-parallel (experts are placed whole, not split), or use a "
+        "--tensor-parallel-size that keeps the share whole groups: {valid}."
+    ),
+    "quant-tp-shape:experts.ask_ai": (
+        "{model}'s experts ({what} {width}) do not split into whole groups of {tile} at TP "
+        "{tp}. Should I enable expert parallelism on {machine}, or change the tensor-parallel "
+        "size to {valid}?"
+    ),
     "fp8-weight-only.title": "FP8 on {gpu}: weights shrink, compute does not speed up",
     "fp8-weight-only.why": (
         "This GPU has no FP8 tensor cores (they start with Ada/Hopper, capability 8.9). "

@@ -271,6 +271,108 @@ TEXTS: dict[str, str] = {
         "我的 GPU 是 {machine}（運算能力 {have}），而 {method} 需要 {needed}。"
         "這個模型有哪個 checkpoint 可以改在我的卡上跑？"
     ),
+    "quant-unsupported-gpu:scheme.title": ("{method} 需要運算能力 {needed}；{gpu} 只有 {have}"),
+    "quant-unsupported-gpu:scheme.why": (
+        "模型的 quantization_config 描述的是這個量化方案，而 vLLM {version} 要求運算能力 "
+        "{needed} 以上才能執行（它的 get_min_capability）：會拒絕啟動（「Quantization scheme "
+        "is not supported for the current GPU. Min capability: ...」）。"
+    ),
+    "quant-unsupported-gpu:scheme.fix": (
+        "改用這張 GPU 支援的量化方案的 checkpoint（W8A8-INT8 從 7.5 起、GPTQ 從 6.0 起可用）、"
+        "改用能在 {have} 上執行這個方案的 vLLM 版本，或換更新的 GPU。"
+    ),
+    "quant-unsupported-gpu:scheme.ask_ai": (
+        "我的 GPU 是 {machine}（運算能力 {have}）；{method} 的 checkpoint 在 vLLM {version} "
+        "需要 {needed}。這個模型還有哪個量化版本可以用？"
+    ),
+    "kv-cache-dtype-unsupported-gpu.title": (
+        "vLLM {version} 在 {gpu}（運算能力 {have}）上不支援 --kv-cache-dtype {kv_dtype}"
+    ),
+    "kv-cache-dtype-unsupported-gpu.why": (
+        "在這張 GPU 上，vLLM {version} 用 Triton attention backend 存放 KV cache，"
+        "它的 FP8 需要運算能力 8.9（在 Ampere 上負責 fp8 cache 的 FlashInfer，低於 {needed} "
+        "時被停用）；vLLM 會拒絕啟動（「FP8 KV cache is not supported by the Triton attention "
+        "backend」）。"
+    ),
+    "kv-cache-dtype-unsupported-gpu.fix": (
+        "拿掉 --kv-cache-dtype（改用 16 位元的 cache），改用較短的 --max-model-len "
+        "或更多 GPU 來騰出空間。"
+    ),
+    "kv-cache-dtype-unsupported-gpu.ask_ai": (
+        "在 {gpu}（運算能力 {have}）上，vLLM {version} 無法使用 {kv_dtype} 的 KV cache。"
+        "還有什麼方法能放下我需要的上下文長度：縮短 --max-model-len、加 GPU，還是換小一點的模型？"
+    ),
+    "kv-cache-dtype-unsupported-gpu:e5m2.title": (
+        "vLLM {version} 在 {gpu}（運算能力 {have}）上不支援 --kv-cache-dtype {kv_dtype}（e4m3）"
+    ),
+    "kv-cache-dtype-unsupported-gpu:e5m2.why": (
+        "在這張 GPU 上，vLLM {version} 用 Triton attention backend 存放 KV cache，"
+        "它的 e4m3 型別（fp8e4nv）需要運算能力 8.9；啟動時會在 Triton 編譯 attention kernel "
+        "時失敗（「type fp8e4nv not supported in this architecture」）。e5m2 型別在較舊的 GPU "
+        "上可以用。"
+    ),
+    "kv-cache-dtype-unsupported-gpu:e5m2.fix": (
+        "改用 --kv-cache-dtype fp8_e5m2（記憶體一樣，精度較粗），"
+        "或拿掉這個參數改用 16 位元的 cache。"
+    ),
+    "kv-cache-dtype-unsupported-gpu:e5m2.ask_ai": (
+        "在 {gpu} 上，vLLM {version} 無法使用 fp8 e4m3 的 KV cache。fp8_e5m2 的精度對我的任務"
+        "夠不夠，還是應該維持 16 位元的 cache？"
+    ),
+    "quant-tp-shape.title": (
+        "在 TP {tp} 下，每張 GPU 分到的量化層（{width} 中的 {size}）不是 {tile} 的倍數"
+    ),
+    "quant-tp-shape.why": (
+        "張量並行讓每張 GPU 分到每個權重矩陣的 1/TP。{model} 的 {what} 是 {width}，"
+        "{width} / {tp} = {size} 無法切成完整的量化群組與 {tile} 的 kernel tile，"
+        "所以 vLLM 在建立各層時就會停下（「... is not divisible by group_size」"
+        "或「min_thread_k」）。"
+    ),
+    "quant-tp-shape.fix": (
+        "改用能讓每份保持 {tile} 倍數的 --tensor-parallel-size：{valid}；其餘 GPU 改用 "
+        "--pipeline-parallel-size 或 --data-parallel-size，"
+        "或改用已為這個 TP 補齊尺寸的 checkpoint。"
+    ),
+    "quant-tp-shape.ask_ai": (
+        "{model} 是分組量化的，它的 {what}（{width}）在 TP {tp} 下無法切成完整的 {tile} 群組。"
+        "在 {machine} 上哪種平行配置可行：TP {valid}、pipeline 平行，還是換一個 checkpoint？"
+    ),
+    "quant-tp-shape:sizes.title": (
+        "在 TP {tp} 下，每張 GPU 分到的量化層（{width} 中的 {size}）不是 {tile} 的倍數"
+    ),
+    "quant-tp-shape:sizes.why": (
+        "張量並行讓每張 GPU 分到每個權重矩陣的 1/TP。{model} 的 {what} 是 {width}，"
+        "{width} / {tp} = {size} 無法切成完整的量化群組與 {tile} 的 kernel tile，"
+        "所以 vLLM 在建立各層時就會停下（「... is not divisible by group_size」"
+        "或「min_thread_k」）。"
+    ),
+    "quant-tp-shape:sizes.fix": (
+        "改用能讓每份保持 {tile} 倍數的 --tensor-parallel-size：{valid}；其餘 GPU 改用 "
+        "--pipeline-parallel-size 或 --data-parallel-size，"
+        "或改用已為這個 TP 補齊尺寸的 checkpoint。"
+    ),
+    "quant-tp-shape:sizes.ask_ai": (
+        "{model} 是分組量化的，它的 {what}（{width}）在 TP {tp} 下無法切成完整的 {tile} 群組。"
+        "在 {machine} 上哪種平行配置可行：TP {valid}、pipeline 平行，還是換一個 checkpoint？"
+    ),
+    "quant-tp-shape:experts.title": (
+        "在 TP {tp} 下，每張 GPU 分到的專家層（{width} 中的 {size}）不是 {tile} 的倍數："
+        "請求可能會失敗"
+    ),
+    "quant-tp-shape:experts.why": (
+        "張量並行讓每張 GPU 分到每個專家權重的 1/TP。{model} 的 {what} 是 {width}，"
+        "{width} / {tp} = {size} 無法切成完整的 {tile} 量化群組。vLLM 會從 Marlin 退回 MoE "
+        "WNA16 kernel 並順利啟動，但第一個請求就可能失敗（「size_k must divisible by "
+        "BLOCK_SIZE_K」）。"
+    ),
+    "quant-tp-shape:experts.fix": (
+        "加上 --enable-expert-parallel（專家整個放在某張 GPU 上，不切開），"
+        "或改用能讓每份保持完整群組的 --tensor-parallel-size：{valid}。"
+    ),
+    "quant-tp-shape:experts.ask_ai": (
+        "{model} 的專家層（{what} {width}）在 TP {tp} 下無法切成完整的 {tile} 群組。"
+        "在 {machine} 上我應該開啟專家平行，還是把張量並行改成 {valid}？"
+    ),
     "fp8-weight-only.title": "在 {gpu} 上跑 FP8：權重變小了，運算卻不會變快",
     "fp8-weight-only.why": (
         "這張 GPU 沒有 FP8 tensor core（要到 Ada/Hopper、運算能力 8.9 才有）。vLLM "
