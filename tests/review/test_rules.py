@@ -56,6 +56,10 @@ CASES: list[tuple[str, str, str | None, str | None]] = [
     ),
     ("quant-unsupported-gpu", "vllm serve Qwen/Qwen3-8B-FP8", "1xT4", "0.11.0"),
     ("fp8-weight-only", "vllm serve Qwen/Qwen3-8B-FP8", "1xA100-80GB", None),
+    # Qwen2.5-VL-72B's intermediate_size 29568 / 2 = 14784, not whole groups of 128 (vllm#13640)
+    ("quant-tp-shape", "vllm serve Qwen/Qwen2.5-VL-72B-Instruct-AWQ -tp 2", "2xA100-80GB", None),
+    ("kv-cache-dtype-unsupported-gpu", f"{Q7} --kv-cache-dtype fp8", "1xT4", None),
+    ("kv-cache-dtype-unsupported-gpu", f"{Q7} --kv-cache-dtype fp8", "1xV100", "0.16.0"),
     ("fp8-weight-only", f"{Q7} --quantization fp8", "1xA10G", None),
     ("quant-slow-kernel", f"{Q7}-AWQ --quantization awq", "1xA100-80GB", "0.11.0"),
     ("dtype-unsupported-gpu", f"{Q7} --dtype bfloat16", "1xT4", None),
@@ -104,13 +108,20 @@ NEAR_MISSES: list[tuple[str, str, str | None, str | None]] = [
         None,
     ),
     ("quant-unneeded", "vllm serve openai/gpt-oss-20b --max-num-seqs 8", "1xH100", None),
-    ("quant-unneeded", f"{Q7}-AWQ --max-model-len 4096 --max-num-seqs 64", "1xL4", None),
+    # on a 24 GB L4 the original holds ~61 conversations of 2k tokens; AWQ doubles that
+    ("quant-unneeded", f"{Q7}-AWQ --max-model-len 4096 --max-num-seqs 128", "1xL4", None),
     (
         "quant-unneeded",
         f"{Q7} --quantization awq --max-model-len 4096 --max-num-seqs 64",
         "1xH100",
         None,
     ),
+    # Qwen2.5-72B-Instruct-AWQ pads intermediate_size to 29696 (= 232 x 128) for TP
+    ("quant-tp-shape", "vllm serve Qwen/Qwen2.5-72B-Instruct-AWQ -tp 2", "2xA100-80GB", None),
+    ("quant-tp-shape", "vllm serve Qwen/Qwen2.5-VL-72B-Instruct-AWQ", "1xA100-80GB", None),
+    ("kv-cache-dtype-unsupported-gpu", f"{Q7} --kv-cache-dtype fp8", "1xA10", None),
+    ("kv-cache-dtype-unsupported-gpu", f"{Q7} --kv-cache-dtype fp8_e5m2", "1xV100", "0.16.0"),
+    ("kv-cache-dtype-unsupported-gpu", f"{Q7} --kv-cache-dtype fp8", "1xV100", "0.9.2"),
     ("dash-typo", f"{Q7} --max-model-len 4096", "1xA100-80GB", None),
     ("unknown-flag", f"{Q7} --max-num-seqs 64 -tp 1", "1xA100-80GB", None),
     ("unknown-flag", f"{Q7} --kv-cache-memory-bytes 1G", "1xA100-80GB", "0.11.0"),

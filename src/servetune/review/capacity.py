@@ -19,6 +19,10 @@ from servetune.vllm.flags import version_at_least
 _ONLINE_8BIT = ("fp8", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "mxfp8", "int8")
 _MXFP4_BITS = 4.25  # 4-bit values plus one 8-bit shared exponent per 32
 _NVFP4_BITS = 4.5  # 4-bit values plus one FP8 scale per 16
+_BNB_4BIT_BITS = 4.5  # 4-bit values plus one float32 absmax per 64
+_BNB_DOUBLE_QUANT_BITS = 4.127  # absmax in 8 bits per 64, a float32 per 256 of those
+_AWQ_METHODS = ("awq", "awq_marlin", "auto_awq")
+_GROUP_METHODS = (*_AWQ_METHODS, "gptq", "gptq_marlin", "auto_gptq")
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,10 @@ class Estimate:
     notes: tuple[str, ...] = ()
     # budget - weights - reserve before clamping at 0: negative when nothing is left for KV
     kv_available_gib_per_gpu: float | None = None
+    # The same with every uncertain term at the end of its range (`Spread`): (the least, the
+    # most) KV memory the evidence allows, and the longest sequence the most would hold.
+    kv_available_gib_range: tuple[float, float] | None = None
+    max_model_len_that_fits_optimistic: int | None = None
 
     def to_json(self) -> dict[str, object]:
         """The estimate as `check --format json` spells it (its `estimate` object)."""
@@ -98,16 +106,36 @@ def expert_params(model: ModelFacts) -> int:
     return _mlp_params(model)[1]
 
 
-def _quant_bits(method: str, bits: int | None, group: int | None) -> float:
-    if method in ("awq", "gptq", "awq_marlin", "gptq_marlin", "auto_awq", "auto_gptq"):
-        b = bits or 4
-        return b + (16 + b) / group if group and group > 0 else float(b)
-    if method == "mxfp4":
-        return _MXFP4_BITS
-    if method in ("modelopt", "modelopt_fp4") and bits == 4:
-        return _NVFP4_BITS
+def _group_bits(quant: QuantFacts) -> float | None:
+    """Group quantization (AWQ, GPTQ, compressed-tensors WnA16): b bits per weight plus a
+    16-bit scale per group of G, and a b-bit zero point per group where the weights are
+    asymmetric (AWQ always; GPTQ and compressed-tensors when `sym` is false). None for other
+    methods."""
+    method, group = quant.method, quant.group_size
+    if method not in _GROUP_METHODS and not (method == "compressed-tensors" and group):
+        return None
+    b = quant.bits or 4
+    if not group or group <= 0:
+        return float(b)
+    zero = 0 if quant.symmetric and method not in _AWQ_METHODS else b
+    return b + (16 + zero) / group
+
+
+def _quant_bits(quant: QuantFacts) -> float:
+    """Average bits per stored weight of one quantized linear layer. bitsandbytes 4-bit keeps
+    one float32 absmax per block of 64 (4.5 bits; 4.127 with double quantization)."""
+    method, bits = quant.method, quant.bits
+    grouped = _group_bits(quant)
+    nvfp4 = (method in ("modelopt", "modelopt_fp4") and bits == 4) or quant.scheme == "NVFP4"
+    bnb = _BNB_DOUBLE_QUANT_BITS if quant.double_quant else _BNB_4BIT_BITS
+    if grouped is not None:
+        return grouped
+    if method == "mxfp4" or nvfp4:
+        return _MXFP4_BITS if method == "mxfp4" else _NVFP4_BITS
     if method == "gguf":  # k-quants: b-bit values plus per-block scales, about half a bit
         return (bits or 4) + 0.5
+    if method == "bitsandbytes" and (bits or 4) == 4:
+        return bnb
     if method in _ONLINE_8BIT or method.startswith("fp8"):
         return 8.0
     return float(bits) if bits else 16.0
@@ -159,7 +187,7 @@ def weight_bytes(model: ModelFacts, settings: Settings) -> tuple[int, int]:
     params = vocab_params + attention + mlp + experts
     quant = model.quantization
     if quant is not None:
-        bits = _quant_bits(quant.method, quant.bits, quant.group_size)
+        bits = _quant_bits(quant)
         linear_bits = dense_bits if _experts_only(model, quant) else bits
         expert_bits = bits * (mxfp4_padding(model, settings) if quant.method == "mxfp4" else 1.0)
         attention_bits = dense_bits if _attention_unquantized(model, quant) else linear_bits
@@ -192,6 +220,8 @@ def kv_bytes_per_token_layer(model: ModelFacts, settings: Settings) -> int:
     are replicated, not split, once TP exceeds them. MLA: one latent of kv_lora_rank +
     qk_rope_head_dim values, replicated on every TP rank.
     """
+    if model.is_encoder:
+        return 0  # encoder-only attention keeps no KV cache
     dtype_bytes = kv_dtype_bytes(settings)
     if model.is_mla:
         return ((model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0)) * dtype_bytes
@@ -223,49 +253,154 @@ def kv_bytes_per_sequence(model: ModelFacts, settings: Settings, length: int) ->
     return full_bytes + sliding * per_layer * (math.ceil(held / block) + 1) * block
 
 
-# The profiling pass samples max_num_seqs dummy requests at once: logits of max_num_seqs x vocab
-# in float32, plus the sampler's copies of them (probabilities, sorted values for top-k/top-p,
-# log-probabilities). Fitted on vLLM's logged activation peaks, 0.7 to 0.11: 1.39 GiB for
-# Qwen2.5-1.5B and 1.42 GiB for Qwen2.5-7B-AWQ at 256 sequences (vllm#12529, vllm#13882);
-# 1.2 GiB for Llama-3.1-8B at 256; 4.76 (Llama-8B), 5.56 (Qwen3-0.6B) and 7.38 GiB
-# (gpt-oss-20b) at 1024 on H100 (capacity-formulas.md 2.3). All are 9.4 to 9.7 such copies.
-_SAMPLER_COPIES = 9.6
+# --- what vLLM's profiler keeps out of the KV cache ----------------------------------------------
+# vLLM sizes the KV cache at startup (V0 `worker.determine_num_available_blocks`, V1
+# `gpu_worker.determine_available_memory`, every release): budget = total memory x
+# --gpu-memory-utilization (the card's total, not what is free: memory other processes hold
+# comes out of vLLM's share, and from 0.9 a start with less free than the budget is refused),
+# minus the weights, the torch peak of one profiling pass, the memory that is not torch's
+# (CUDA context, cuBLAS, NCCL) and, from 0.21, an estimate of CUDA graph memory. The profiling
+# pass is a dummy forward at the step's token budget followed by a sampler warm-up at
+# max_num_seqs dummy requests (`profile_run`, `_dummy_sampler_run`); a pooling model runs its
+# pooler instead of the sampler. Each term below is a `Spread`: the central value the estimate
+# uses and the range the evidence allows, which `kv-cache-too-small` weighs.
+
+
+@dataclass(frozen=True)
+class Spread:
+    """One term of the estimate in GiB: the central value and the plausible range around it."""
+
+    low: float
+    central: float
+    high: float
+
+    def scaled(self, factor: float) -> Spread:
+        return Spread(self.low * factor, self.central * factor, self.high * factor)
+
+
+# The sampler warm-up, counted in logits-sized float32 copies (max_num_seqs x vocab x 4 B):
+# - the sort-based top-k/top-p (V0, and V1's PyTorch path up to 0.16): bf16 logits 0.5 + float32
+#   logits 1 + sorted values 1 + int64 indices 2 + the input index 2 + the radix sort's double
+#   buffers 3 = 9.5; vLLM logged 9.4 to 9.7 such copies, 0.7 to 0.11 (1.39 GiB Qwen2.5-1.5B and
+#   1.42 GiB Qwen2.5-7B-AWQ at 256 sequences, vllm#12529, vllm#13882; 4.76 Llama-8B, 5.56
+#   Qwen3-0.6B, 5.64 Qwen3-32B and 7.38 GiB gpt-oss-20b at 1024 on H100, capacity-formulas 2.3).
+# - from 0.17 the PyTorch path masks top-k/top-p in place with Triton (a cached buffer of one
+#   row per SM) and from 0.21 FlashInfer's sampler is the default with the native path warmed up
+#   after it ("Also warm forward_native"): bf16 logits 0.5 + float32 logits 1 + probabilities 1 +
+#   the exponential noise 1 = 3.5 copies either way, plus the Triton buffer.
+# - 0.8.0 to 0.11.0 use FlashInfer's sampler when FlashInfer is installed (vLLM's Docker image;
+#   pip installs did not pull it in): 3.5 copies there, 9.6 without. 9.6 is taken (vllm#27508,
+#   gpt-oss-120b on 0.11.0, matched it), 3.5 is the low end.
+_SORT_COPIES = Spread(9.0, 9.6, 9.8)
+_FUSED_COPIES = Spread(3.0, 3.5, 4.0)
+_TRITON_SAMPLER_FROM = "0.17.0"
+_FLASHINFER_OPTIONAL = ("0.8.0", "0.11.1")  # [from, until): FlashInfer's sampler if installed
+_TRITON_BUFFER_ROWS = 132  # one row per SM (H100: 132), cached across calls
 # The forward pass at the step's token budget keeps about four MLP-wide activations per token
 # (gate and up projections, their product, the residual): Llama-3.1-8B at 20000 and 29000
 # tokens logged 2.07 and 2.99 GiB in vLLM 0.6 (vllm#10517), 110 KB per token = 3.8 x 14336 x 2 B.
 _FORWARD_WIDTHS = 3.8
-# CUDA graphs are profiled into the budget since vLLM 0.21 (vllm-rules.md 5.2); llm-d measured
-# -0.45 to +1.03 GiB of graph memory on H100.
-_CUDA_GRAPH_GIB = 0.5
+_FORWARD_SPREAD = (0.8, 1.2)
+# Non-torch memory: 0.13-0.14 GiB at TP 1 and 0.55 GiB at TP 2 on H100 (llm-d), 0.16 GiB on an
+# H100 in 0.6.6 (vllm#12126), 0.33 GiB per rank at PP 2 (vllm#14452).
+_NON_TORCH_TP1 = Spread(0.1, 0.15, 0.3)
+_NON_TORCH_MULTI = Spread(0.3, 0.6, 0.9)
+# CUDA graphs are profiled into the budget since vLLM 0.21 (`profile_cudagraph_memory`, logged
+# "Estimated CUDA graph memory"). Graphs are captured for batch sizes up to
+# min(2 x max_num_seqs x (1 + speculative tokens), 512) (config/vllm.py) and share one memory
+# pool, which grows with the largest: 0.14 GiB at max-num-seqs 2 (club-3090#1139, 0.27.1) and
+# 0.17 GiB (club-3090#127); llm-d measured -0.45 to +1.03 GiB after capture at 1024 sequences.
 _CUDA_GRAPH_PROFILED_FROM = "0.21.0"
+_CUDA_GRAPH_BASE_GIB = 0.1
+_CUDA_GRAPH_LARGEST_GIB = 0.4  # added at a largest capture size of 512
+_CUDA_GRAPH_MAX_CAPTURE = 512
+_CUDA_GRAPH_SPREAD = (0.0, 2.0)  # llm-d's -0.45 GiB: capture can even free memory
+# What CUDA reports as a card's total varies by a tenth of a GiB around `device_total_gib`
+# (79.11 to 79.33 GiB for 80 GB A100/H100 cards).
+_DEVICE_TOTAL_SPREAD_GIB = 0.12
 
 
 def _forward_peak_gib(model: ModelFacts, settings: Settings, tokens: int) -> float:
     dense = model.dense_intermediate_size or model.intermediate_size or 0
     routed = (model.experts_per_token or 0) * (model.moe_intermediate_size or 0)
     width = max(dense if not model.is_moe else 0, routed) / settings.tensor_parallel_size
+    if model.is_encoder:  # BERT-style MLPs have two matrices, not three (no gate)
+        width = (model.intermediate_size or 0) / settings.tensor_parallel_size
     return tokens * _FORWARD_WIDTHS * width * 2 / GIB
 
 
-def sampler_peak_gib(model: ModelFacts, settings: Settings) -> float:
-    """The sampler's share of the profiling peak: max_num_seqs x vocab x 4 B x 9.6 copies."""
-    return _SAMPLER_COPIES * settings.max_num_seqs * (model.vocab_size or 0) * 4 / GIB
+def sampler_copies(version: str | None) -> Spread:
+    """Logits-sized float32 copies the sampler warm-up holds at its peak, in this release (no
+    release: the sort-based sampler of releases before 0.17)."""
+    if version is None or not version_at_least(version, _TRITON_SAMPLER_FROM):
+        since, until = _FLASHINFER_OPTIONAL
+        if version and version_at_least(version, since) and not version_at_least(version, until):
+            return Spread(_FUSED_COPIES.low, _SORT_COPIES.central, _SORT_COPIES.high)
+        return _SORT_COPIES
+    return _FUSED_COPIES
+
+
+def sampler_peak(model: ModelFacts, settings: Settings, version: str | None = None) -> Spread:
+    """The sampler's share of the profiling peak (GiB): max_num_seqs x vocab x 4 B x the copies
+    of `sampler_copies`, plus Triton's cached buffer from 0.17; none for a pooling model."""
+    if is_pooling(model, settings):
+        return Spread(0.0, 0.0, 0.0)
+    logits = settings.max_num_seqs * (model.vocab_size or 0) * 4 / GIB
+    peak = sampler_copies(version).scaled(logits)
+    if version and version_at_least(version, _TRITON_SAMPLER_FROM):
+        rows = min(settings.max_num_seqs, _TRITON_BUFFER_ROWS) / settings.max_num_seqs
+        buffer = rows * logits
+        return Spread(peak.low, peak.central + buffer, peak.high + buffer)
+    return peak
+
+
+def sampler_peak_gib(model: ModelFacts, settings: Settings, version: str | None = None) -> float:
+    """The central value of `sampler_peak`."""
+    return sampler_peak(model, settings, version).central
+
+
+def cuda_graph_capture_max(settings: Settings) -> int:
+    """The largest batch vLLM captures a CUDA graph for (0.11+: min(2 x max_num_seqs, 512))."""
+    return min(2 * settings.max_num_seqs, _CUDA_GRAPH_MAX_CAPTURE)
+
+
+def cuda_graph_gib(settings: Settings, version: str | None) -> Spread:
+    """CUDA graph memory counted against the budget: none before 0.21 (captured after the KV
+    cache is sized) or with --enforce-eager; else a base plus a part growing with the largest
+    capture size."""
+    if settings.enforce_eager or not version:
+        return Spread(0.0, 0.0, 0.0)
+    if not version_at_least(version, _CUDA_GRAPH_PROFILED_FROM):
+        return Spread(0.0, 0.0, 0.0)
+    share = cuda_graph_capture_max(settings) / _CUDA_GRAPH_MAX_CAPTURE
+    central = _CUDA_GRAPH_BASE_GIB + _CUDA_GRAPH_LARGEST_GIB * share
+    low, high = _CUDA_GRAPH_SPREAD
+    return Spread(central * low, central, central * high)
+
+
+def reserve_terms(
+    model: ModelFacts, settings: Settings, version: str | None = None
+) -> dict[str, Spread]:
+    """The memory vLLM's profiler keeps out of the KV cache besides the weights, per GPU, term
+    by term: `activation` (the larger of the forward pass at max_num_batched_tokens and the
+    sampler warm-up at max_num_seqs), `non_torch` and `cuda_graphs`."""
+    tokens = settings.max_num_batched_tokens or max(settings.max_model_len or 0, 2048)
+    forward = _forward_peak_gib(model, settings, tokens)
+    low, high = _FORWARD_SPREAD
+    sampler = sampler_peak(model, settings, version)
+    activation = Spread(
+        max(forward * low, sampler.low),
+        max(forward, sampler.central),
+        max(forward * high, sampler.high),
+    )
+    non_torch = _NON_TORCH_TP1 if settings.world_size == 1 else _NON_TORCH_MULTI
+    graphs = cuda_graph_gib(settings, version)
+    return {"activation": activation, "non_torch": non_torch, "cuda_graphs": graphs}
 
 
 def reserve_gib(model: ModelFacts, settings: Settings, version: str | None = None) -> float:
-    """Memory vLLM's profiler keeps out of the KV cache besides the weights, per GPU.
-
-    activation peak = max(forward at max_num_batched_tokens, sampler at max_num_seqs), see
-    `_forward_peak_gib` and `sampler_peak_gib`; plus non-torch memory 0.15 GiB (TP = 1) or
-    0.6 GiB (TP > 1, NCCL buffers); plus 0.5 GiB of CUDA graphs from vLLM 0.21 (not with
-    --enforce-eager)."""
-    tokens = settings.max_num_batched_tokens or max(settings.max_model_len or 0, 2048)
-    activation = max(_forward_peak_gib(model, settings, tokens), sampler_peak_gib(model, settings))
-    non_torch = 0.15 if settings.world_size == 1 else 0.6
-    graphs = 0.0
-    if version and version_at_least(version, _CUDA_GRAPH_PROFILED_FROM):
-        graphs = 0.0 if settings.enforce_eager else _CUDA_GRAPH_GIB
-    return activation + non_torch + graphs
+    """The central reserve per GPU: the sum of `reserve_terms`."""
+    return sum(term.central for term in reserve_terms(model, settings, version).values())
 
 
 def device_total_gib(nominal_gib: float) -> float:
@@ -282,6 +417,26 @@ def _multimodal(model: ModelFacts) -> bool:
     return arch.endswith("ForConditionalGeneration") or arch == "InternVLChatModel"
 
 
+def is_pooling(model: ModelFacts, settings: Settings) -> bool:
+    """Served with a pooler: an embedding, reranking or classification architecture, or any
+    model run with `--runner pooling` / `--task embed|score|classify`."""
+    return model.is_pooling or settings.pooling
+
+
+# Multimodal encoders' profile is not modelled: vLLM's KV cache came out 1.5 GiB per GPU below
+# the text-only estimate for Qwen2.5-VL-72B at TP 4 (vllm#16570).
+_MULTIMODAL_ENCODER_GIB = 2.0
+# MoE profiling peaks above the dense arithmetic: 2 GiB per GPU for Qwen3-235B-A22B-FP8 at TP 4
+# and 8192 tokens (vllm#21348); none seen for gpt-oss (vllm#23278, vllm#27508).
+_MOE_EXTRA_GIB = 2.5
+
+
+def _pessimistic_extra(model: ModelFacts) -> float:
+    """What the known misses can take beyond the central reserve (GiB per GPU)."""
+    extra = _MOE_EXTRA_GIB if model.is_moe else 0.0
+    return extra + (_MULTIMODAL_ENCODER_GIB if _multimodal(model) else 0.0)
+
+
 def _notes(model: ModelFacts, settings: Settings, version: str | None) -> tuple[str, ...]:
     notes: list[str] = []
     quant = model.quantization
@@ -293,6 +448,12 @@ def _notes(model: ModelFacts, settings: Settings, version: str | None) -> tuple[
         notes.append("moe-activation")
     if _multimodal(model):
         notes.append("multimodal-encoder")
+    if model.is_encoder:
+        notes.append("encoder-no-kv")
+    elif not is_pooling(model, settings):
+        copies = sampler_copies(version)
+        if copies.central - copies.low > 1.0:
+            notes.append("sampler-flashinfer")
     # CUDA graphs move the result by about a GiB: worth saying when the budget is near full.
     if version and not settings.enforce_eager and settings.gpu_memory_utilization >= 0.95:
         profiled = version_at_least(version, _CUDA_GRAPH_PROFILED_FROM)
@@ -332,6 +493,46 @@ def _kv_capacity(
     return tokens, concurrency, fits
 
 
+@dataclass(frozen=True)
+class _Memory:
+    """The per-GPU memory sums one estimate is made of (GiB)."""
+
+    weights: float
+    reserve: float
+    budget: float | None
+    available: float | None
+    available_range: tuple[float, float] | None
+
+
+def _memory(
+    model: ModelFacts,
+    settings: Settings,
+    memory_gib: float | None,
+    version: str | None,
+    total_bytes: int,
+) -> _Memory:
+    """Weights, reserve and budget, and what is left for the KV cache: its central value and
+    its range with every uncertain term at one end (group-quant layouts +-3% of the weights)."""
+    weights = total_bytes / (settings.tensor_parallel_size * settings.pipeline_parallel_size) / GIB
+    terms = reserve_terms(model, settings, version).values()
+    reserve = sum(t.central for t in terms)
+    if not memory_gib:
+        return _Memory(weights, reserve, None, None, None)
+    total = device_total_gib(memory_gib)
+    util = settings.gpu_memory_utilization
+    budget = total * util
+    quant = model.quantization
+    layout = 0.03 if quant is not None and quant.method not in _EXACT_LAYOUTS else 0.0
+    most = (total + _DEVICE_TOTAL_SPREAD_GIB) * util - weights * (1 - layout)
+    most -= sum(t.low for t in terms)
+    least = (total - _DEVICE_TOTAL_SPREAD_GIB) * util - weights * (1 + layout)
+    least -= sum(t.high for t in terms) + _pessimistic_extra(model)
+    return _Memory(weights, reserve, budget, budget - weights - reserve, (least, most))
+
+
+_EXACT_LAYOUTS = ("fp8", "fbgemm_fp8", "mxfp4")  # stored bytes known to the byte
+
+
 def estimate(
     model: ModelFacts,
     settings: Settings,
@@ -342,38 +543,41 @@ def estimate(
     """The per-GPU memory estimate, or None when the model's shape is not known well enough.
 
     `memory_gib` is the card's nominal memory (`device_total_gib` turns it into what CUDA
-    reports); `version` (the vLLM release) decides whether CUDA graphs count against the
-    budget."""
+    reports); `version` (the vLLM release) decides the sampler's warm-up and whether CUDA graphs
+    count against the budget."""
     if not (model.hidden_size and model.num_layers and model.head_dim):
         return None
     total_bytes, params = weight_bytes(model, settings)
-    weights = total_bytes / (settings.tensor_parallel_size * settings.pipeline_parallel_size) / GIB
     per_token = _layers_per_gpu(model.num_layers, settings) * kv_bytes_per_token_layer(
         model, settings
     )
-    reserve = reserve_gib(model, settings, version)
+    mem = _memory(model, settings, memory_gib, version, total_bytes)
     length = settings.max_model_len
-    budget = device_total_gib(memory_gib) * settings.gpu_memory_utilization if memory_gib else None
-    available = None if budget is None else budget - weights - reserve
     if settings.kv_cache_memory_bytes is not None:
         kv_bytes: float | None = float(settings.kv_cache_memory_bytes)
     else:
-        kv_bytes = None if available is None else max(0.0, available * GIB)
-    tokens = concurrency = fits = None
+        kv_bytes = None if mem.available is None else max(0.0, mem.available * GIB)
+    tokens = concurrency = fits = optimistic = None
     if kv_bytes is not None and per_token:
         tokens, concurrency, fits = _kv_capacity(model, settings, kv_bytes, per_token)
+        if mem.available_range is not None and settings.kv_cache_memory_bytes is None:
+            most = max(0.0, mem.available_range[1] * GIB)
+            optimistic = _kv_capacity(model, settings, most, per_token)[2]
+    per_seq = kv_bytes_per_sequence(model, settings, length) if length and per_token else None
     return Estimate(
         params=params,
-        weights_gib_per_gpu=weights,
+        weights_gib_per_gpu=mem.weights,
         kv_bytes_per_token_per_gpu=per_token,
-        kv_bytes_per_seq_per_gpu=kv_bytes_per_sequence(model, settings, length) if length else None,
-        reserve_gib_per_gpu=reserve,
-        budget_gib_per_gpu=budget,
-        kv_cache_gib_per_gpu=None if kv_bytes is None else kv_bytes / GIB,
+        kv_bytes_per_seq_per_gpu=per_seq,
+        reserve_gib_per_gpu=mem.reserve,
+        budget_gib_per_gpu=mem.budget,
+        kv_cache_gib_per_gpu=None if kv_bytes is None or not per_token else kv_bytes / GIB,
         kv_cache_tokens=tokens,
         max_concurrent_seqs_at_max_model_len=concurrency,
         max_model_len_that_fits=fits,
         weight_bits=8 * total_bytes / params if params else 0.0,
         notes=_notes(model, settings, version),
-        kv_available_gib_per_gpu=available,
+        kv_available_gib_per_gpu=mem.available,
+        kv_available_gib_range=mem.available_range,
+        max_model_len_that_fits_optimistic=optimistic,
     )

@@ -55,6 +55,25 @@ _TEXT_DEFAULTS: dict[str, dict[str, object]] = {
         "tie_word_embeddings": True,
     },
 }
+# Encoder-only families (bidirectional attention, no KV cache, a pooler instead of a sampler):
+# vLLM serves them as embedding, reranking or classification models.
+ENCODER_MODEL_TYPES = frozenset(
+    {
+        "bert", "roberta", "xlm-roberta", "camembert", "distilbert", "electra", "deberta",
+        "deberta-v2", "mpnet", "nomic_bert", "modernbert", "new", "gte", "jina_bert",
+        "xlm-roberta-xl", "ernie", "megatron-bert",
+    }
+)  # fmt: skip
+# Architecture name endings vLLM serves with a pooler (`--runner pooling`), decoders included
+# (Qwen3ForSequenceClassification rerankers, Qwen2ForRewardModel).
+_POOLING_SUFFIXES = (
+    "ForSequenceClassification",
+    "ForTokenClassification",
+    "ForRewardModel",
+    "ForProcessRewardModel",
+    "ForEmbedding",
+    "EmbeddingModel",
+)
 _DTYPE_NAMES = {
     "bfloat16": "bfloat16",
     "bf16": "bfloat16",
@@ -76,6 +95,10 @@ class QuantFacts:
     group_size: int | None
     fmt: str | None  # e.g. "e4m3" for fp8
     excluded_modules: tuple[str, ...] = ()  # modules_to_not_convert
+    # compressed-tensors / llm-compressor: the scheme its config_groups spell (`compressed_scheme`)
+    scheme: str | None = None
+    symmetric: bool | None = None  # weights quantized without zero points
+    double_quant: bool = False  # bitsandbytes: absmax scales themselves quantized
 
 
 @dataclass(frozen=True)
@@ -125,6 +148,17 @@ class ModelFacts:
     @property
     def is_mla(self) -> bool:
         return self.kv_lora_rank is not None
+
+    @property
+    def is_encoder(self) -> bool:
+        """An encoder-only model (BERT, XLM-RoBERTa...): no KV cache, no causal decoding."""
+        return self.model_type in ENCODER_MODEL_TYPES
+
+    @property
+    def is_pooling(self) -> bool:
+        """Served with a pooler (embeddings, scores, classes), not a sampler."""
+        arch = self.architecture or ""
+        return self.is_encoder or arch.endswith(_POOLING_SUFFIXES)
 
     def to_json(self) -> dict[str, object]:
         """The facts as `check --format json` spells them (its `model` object)."""
@@ -177,19 +211,49 @@ def _text_config(config: Mapping[str, object]) -> dict[str, object]:
     return merged
 
 
+def _group_args(raw: Mapping[str, object]) -> tuple[dict[str, object], dict[str, object]]:
+    """compressed-tensors: the first config group's `weights` and `input_activations`."""
+    groups = raw.get("config_groups")
+    if not isinstance(groups, dict):
+        return {}, {}
+    for group in groups.values():
+        if isinstance(group, dict) and isinstance(group.get("weights"), dict):
+            inputs = group.get("input_activations")
+            return dict(group["weights"]), dict(inputs) if isinstance(inputs, dict) else {}
+    return {}, {}
+
+
+def compressed_scheme(weights: Mapping[str, object], inputs: Mapping[str, object]) -> str | None:
+    """The compressed-tensors scheme a config group spells, as vLLM's
+    `CompressedTensorsConfig._get_scheme_from_parts` tells them apart: NVFP4 (4-bit float
+    weights in groups of 16), MXFP4 (4-bit float), W8A8-FP8 / W8A16-FP8 (8-bit float weights with
+    or without float activations), W8A8-INT8, W4A8-INT, W4A8-FP8, WnA16 (integer weights alone;
+    `-asym` with zero points)."""
+    bits, kind = _int(weights, "num_bits"), str(weights.get("type") or "int")
+    in_bits, in_kind = _int(inputs, "num_bits"), str(inputs.get("type") or "int")
+    if bits is None:
+        return None
+    if kind == "float" and bits == 4:
+        return "NVFP4" if _int(weights, "group_size") == 16 else "MXFP4"
+    if kind == "float":
+        return "W8A8-FP8" if in_bits == 8 and in_kind == "float" else "W8A16-FP8"
+    if in_bits == 8:
+        if in_kind == "float":
+            return "W4A8-FP8"
+        return "W8A8-INT8" if bits == 8 else "W4A8-INT"
+    asym = "-asym" if weights.get("symmetric") is False else ""
+    return f"W{bits}A16{asym}"
+
+
 def _quant(config: Mapping[str, object]) -> QuantFacts | None:
     raw = config.get("quantization_config") or config.get("compression_config")
     if not isinstance(raw, dict):
         return None
     method = str(raw.get("quant_method") or raw.get("format") or "unknown").lower()
     bits = _int(raw, "bits", "w_bit", "num_bits")
-    groups = raw.get("config_groups")
-    if bits is None and isinstance(groups, dict):  # compressed-tensors
-        for group in groups.values():
-            weights = group.get("weights") if isinstance(group, dict) else None
-            if isinstance(weights, dict):
-                bits = _int(weights, "num_bits")
-                break
+    weights, inputs = _group_args(raw)
+    if bits is None and weights:  # compressed-tensors
+        bits = _int(weights, "num_bits")
     if bits is None and raw.get("load_in_4bit"):
         bits = 4
     elif bits is None and raw.get("load_in_8bit"):
@@ -201,12 +265,16 @@ def _quant(config: Mapping[str, object]) -> QuantFacts | None:
     if bits is None and method in ("mxfp4", "modelopt_fp4"):
         bits = 4
     excluded = raw.get("modules_to_not_convert") or raw.get("ignore") or []
+    symmetric = weights.get("symmetric", raw.get("sym"))
     return QuantFacts(
         method=method,
         bits=bits,
-        group_size=_int(raw, "group_size", "q_group_size"),
+        group_size=_int(raw, "group_size", "q_group_size") or _int(weights, "group_size"),
         fmt=str(raw["fmt"]) if "fmt" in raw else None,
         excluded_modules=tuple(str(m) for m in excluded) if isinstance(excluded, list) else (),
+        scheme=compressed_scheme(weights, inputs) if weights else None,
+        symmetric=symmetric if isinstance(symmetric, bool) else None,
+        double_quant=raw.get("bnb_4bit_use_double_quant") is True,
     )
 
 

@@ -56,6 +56,7 @@ class Settings:
     block_size: int
     user_set: frozenset[str] = frozenset()
     defaults: dict[str, Reason] = field(default_factory=dict)
+    pooling: bool = False  # `--runner pooling`, `--task embed|score|classify|reward`...
 
     @property
     def world_size(self) -> int:
@@ -64,6 +65,19 @@ class Settings:
     @property
     def gpus_needed(self) -> int:
         return self.world_size * self.data_parallel_size
+
+
+# `--task` values (to 0.10) and `--runner`/`--convert` values (0.10+) that serve a pooler.
+_POOLING_TASKS = frozenset(
+    {"embed", "embedding", "score", "classify", "reward", "rerank", "pooling"}
+)
+
+
+def _pooling(command: ServeCommand) -> bool:
+    return any(
+        (command.text(flag) or "").lower() in _POOLING_TASKS
+        for flag in ("--task", "--runner", "--convert")
+    )
 
 
 def batch_defaults(version: str, gpu: GpuSpec | None) -> tuple[int, int, Reason]:
@@ -189,4 +203,5 @@ def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware 
         block_size=command.integer("--block-size") or 16,
         user_set=frozenset(command.args),
         defaults=defaults,
+        pooling=_pooling(command),
     )

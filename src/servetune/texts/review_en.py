@@ -288,6 +288,119 @@ TEXTS: dict[str, str] = {
         "My GPUs are {machine} (compute capability {have}); {method} needs {needed}. "
         "Which checkpoint of this model can I serve on them instead?"
     ),
+    "quant-unsupported-gpu:scheme.title": (
+        "{method} needs compute capability {needed}; {gpu} has {have}"
+    ),
+    "quant-unsupported-gpu:scheme.why": (
+        "The checkpoint's quantization_config describes this scheme, and vLLM {version} runs it "
+        "from capability {needed} (its get_min_capability): it refuses to start ('Quantization "
+        "scheme is not supported for the current GPU. Min capability: ...')."
+    ),
+    "quant-unsupported-gpu:scheme.fix": (
+        "Serve a checkpoint of this model in a scheme the GPU supports (W8A8-INT8 runs from "
+        "7.5, GPTQ from 6.0), a vLLM release that runs this scheme on {have}, or a newer GPU."
+    ),
+    "quant-unsupported-gpu:scheme.ask_ai": (
+        "My GPUs are {machine} (compute capability {have}); the {method} checkpoint needs "
+        "{needed} in vLLM {version}. Which quantized checkpoint of this model can I serve "
+        "instead?"
+    ),
+    "kv-cache-dtype-unsupported-gpu.title": (
+        "--kv-cache-dtype {kv_dtype} is not supported on {gpu} (capability {have}) in vLLM "
+        "{version}"
+    ),
+    "kv-cache-dtype-unsupported-gpu.why": (
+        "On this GPU vLLM {version} keeps the KV cache with its Triton attention backend, which "
+        "needs capability 8.9 for FP8 (FlashInfer, which holds an fp8 cache on Ampere, is "
+        "disabled below {needed}); it refuses to start ('FP8 KV cache is not supported by the "
+        "Triton attention backend')."
+    ),
+    "kv-cache-dtype-unsupported-gpu.fix": (
+        "Drop --kv-cache-dtype (a 16-bit cache), and make room with a shorter --max-model-len "
+        "or more GPUs instead."
+    ),
+    "kv-cache-dtype-unsupported-gpu.ask_ai": (
+        "On {gpu} (capability {have}) vLLM {version} cannot hold an {kv_dtype} KV cache. How "
+        "else can I fit the context length I need: shorter --max-model-len, more GPUs, or a "
+        "smaller model?"
+    ),
+    "kv-cache-dtype-unsupported-gpu:e5m2.title": (
+        "--kv-cache-dtype {kv_dtype} (e4m3) is not supported on {gpu} (capability {have}) in "
+        "vLLM {version}"
+    ),
+    "kv-cache-dtype-unsupported-gpu:e5m2.why": (
+        "On this GPU vLLM {version} keeps the KV cache with its Triton attention backend, whose "
+        "e4m3 type (fp8e4nv) needs capability 8.9; the start fails while Triton compiles the "
+        "attention kernel ('type fp8e4nv not supported in this architecture'). Its e5m2 type "
+        "works on older GPUs."
+    ),
+    "kv-cache-dtype-unsupported-gpu:e5m2.fix": (
+        "Use --kv-cache-dtype fp8_e5m2 (same memory, coarser precision), or drop the flag for a "
+        "16-bit cache."
+    ),
+    "kv-cache-dtype-unsupported-gpu:e5m2.ask_ai": (
+        "On {gpu} vLLM {version} cannot hold an fp8 e4m3 KV cache. Is fp8_e5m2 accurate enough "
+        "for my tasks, or should I keep a 16-bit cache?"
+    ),
+    "quant-tp-shape.title": (
+        "At TP {tp} each GPU's share of a quantized layer ({size} of {width}) is not a "
+        "multiple of {tile}"
+    ),
+    "quant-tp-shape.why": (
+        "Tensor parallelism gives every GPU 1/TP of each weight matrix. {model}'s {what} is "
+        "{width}, and {width} / {tp} = {size} does not split into whole quantization groups "
+        "and kernel tiles of {tile}, so vLLM stops while it builds the layers ('... is not "
+        "divisible by group_size' or 'min_thread_k')."
+    ),
+    "quant-tp-shape.fix": (
+        "Use a --tensor-parallel-size that keeps the share a multiple of {tile}: {valid}; spend "
+        "other GPUs on --pipeline-parallel-size or --data-parallel-size, or serve a checkpoint "
+        "whose layers were padded for this TP."
+    ),
+    "quant-tp-shape.ask_ai": (
+        "{model} is group-quantized and its {what} ({width}) does not split into whole groups "
+        "of {tile} at TP {tp}. Which parallel layout works on {machine}: TP {valid}, pipeline "
+        "parallelism, or another checkpoint?"
+    ),
+    "quant-tp-shape:sizes.title": (
+        "At TP {tp} each GPU's share of a quantized layer ({size} of {width}) is not a "
+        "multiple of {tile}"
+    ),
+    "quant-tp-shape:sizes.why": (
+        "Tensor parallelism gives every GPU 1/TP of each weight matrix. {model}'s {what} is "
+        "{width}, and {width} / {tp} = {size} does not split into whole quantization groups "
+        "and kernel tiles of {tile}, so vLLM stops while it builds the layers ('... is not "
+        "divisible by group_size' or 'min_thread_k')."
+    ),
+    "quant-tp-shape:sizes.fix": (
+        "Use a --tensor-parallel-size that keeps the share a multiple of {tile}: {valid}; spend "
+        "other GPUs on --pipeline-parallel-size or --data-parallel-size, or serve a checkpoint "
+        "whose layers were padded for this TP."
+    ),
+    "quant-tp-shape:sizes.ask_ai": (
+        "{model} is group-quantized and its {what} ({width}) does not split into whole groups "
+        "of {tile} at TP {tp}. Which parallel layout works on {machine}: TP {valid}, pipeline "
+        "parallelism, or another checkpoint?"
+    ),
+    "quant-tp-shape:experts.title": (
+        "At TP {tp} each GPU's share of the experts' layers ({size} of {width}) is not a "
+        "multiple of {tile}: requests may fail"
+    ),
+    "quant-tp-shape:experts.why": (
+        "Tensor parallelism gives every GPU 1/TP of each expert's weights. {model}'s {what} is "
+        "{width}, and {width} / {tp} = {size} does not split into whole quantization groups of "
+        "{tile}. vLLM falls back from Marlin to its MoE WNA16 kernels and starts, but those "
+        "can fail on the first request ('size_k must divisible by BLOCK_SIZE_K')."
+    ),
+    "quant-tp-shape:experts.fix": (
+        "Add --enable-expert-parallel (experts are placed whole, not split), or use a "
+        "--tensor-parallel-size that keeps the share whole groups: {valid}."
+    ),
+    "quant-tp-shape:experts.ask_ai": (
+        "{model}'s experts ({what} {width}) do not split into whole groups of {tile} at TP "
+        "{tp}. Should I enable expert parallelism on {machine}, or change the tensor-parallel "
+        "size to {valid}?"
+    ),
     "fp8-weight-only.title": "FP8 on {gpu}: weights shrink, compute does not speed up",
     "fp8-weight-only.why": (
         "This GPU has no FP8 tensor cores (they start with Ada/Hopper, capability 8.9). "
@@ -404,6 +517,26 @@ TEXTS: dict[str, str] = {
         "tokens, so why quantize with {method}? What accuracy would we lose on our tasks, and "
         "how much throughput would we really gain?"
     ),
+    "quant-unneeded:small-gain.title": (
+        "{method} quantization buys little here: {gain_pct}% more KV cache than the original "
+        "checkpoint"
+    ),
+    "quant-unneeded:small-gain.why": (
+        "On {machine} the original weights take about {weights} GiB per GPU and leave a KV "
+        "cache of about {kv_tokens} tokens, {conversations} conversations of {typical} tokens "
+        "at once ({covered_pct}% of --max-num-seqs {seqs} at that length); {method} makes it "
+        "{quant_tokens} tokens, {gain_pct}% more, less than a tenth of that load. Quantizing "
+        "costs accuracy (most for math, code and careful reasoning) for that little."
+    ),
+    "quant-unneeded:small-gain.fix": (
+        "Serve the original checkpoint, or measure what the quantization costs first: "
+        "`servetune quality --before URL --after URL --model ORIGINAL --model-after QUANTIZED`."
+    ),
+    "quant-unneeded:small-gain.ask_ai": (
+        "The original model on {machine} already holds {conversations} conversations of "
+        "{typical} tokens at once; {method} adds only {gain_pct}% KV cache. How many users do we "
+        "really serve at once, and what accuracy would the quantization cost us?"
+    ),
     "quant-memory-unused.title": (
         "Quantization freed memory for ~{fit} conversations, but --max-num-seqs is {seqs}"
     ),
@@ -485,6 +618,27 @@ TEXTS: dict[str, str] = {
         "max-model-len is {max_model_len}. How long are my real requests, and should "
         "--max-model-len be {fits} or less?"
     ),
+    "kv-cache-too-small:uncertain.title": (
+        "The KV cache may not hold one {max_model_len}-token sequence (~{fits} central, "
+        "~{fits_most} at best)"
+    ),
+    "kv-cache-too-small:uncertain.why": (
+        "After {weights} GiB of weights and ~{reserve} GiB of activations per GPU, the central "
+        "estimate leaves {kv_gib} GiB for the KV cache, short of one full-length sequence; with "
+        "the sampler warm-up, CUDA graph and non-torch memory at the low end of what vLLM has "
+        "logged, {kv_gib_most} GiB would be left, enough. vLLM refuses to start if it is short "
+        "('To serve at least one request with the model's max seq len ...')."
+    ),
+    "kv-cache-too-small:uncertain.fix": (
+        "Start it and read vLLM's 'Available KV cache memory' line; if it refuses, set "
+        "--max-model-len {fits} or less (what your users actually need), or raise "
+        "--gpu-memory-utilization."
+    ),
+    "kv-cache-too-small:uncertain.ask_ai": (
+        "On {machine} the KV cache fits between about {fits} and {fits_most} tokens per "
+        "sequence, and max-model-len is {max_model_len}. How long are my real requests, and "
+        "should --max-model-len be {fits} or less to be safe?"
+    ),
     "kv-cache-too-small:none.title": "No memory is left for the KV cache",
     "kv-cache-too-small:none.why": (
         "Weights ({weights} GiB) plus activations (~{reserve} GiB) use up the {budget} "
@@ -553,24 +707,38 @@ TEXTS: dict[str, str] = {
         "weights come out 6-9% above the checkpoint."
     ),
     "estimate-note.group-quant-layout": (
-        "AWQ/GPTQ weights counted as b + (16 + b)/G bits each (GGUF: b + 0.5); a repacked "
-        "layout can differ by a few percent."
+        "AWQ/GPTQ weights counted as b + (16 + z)/G bits each (z = b with zero points, 0 "
+        "without; GGUF: b + 0.5); a repacked layout can differ by a few percent (+-3% is allowed "
+        "for in the estimate's range)."
     ),
     "estimate-note.moe-activation": (
         "Mixture of experts: vLLM's profiling peak can exceed this estimate (by 2 GiB per GPU "
-        "on Qwen3-235B-A22B-FP8 at TP 4), leaving less KV cache than shown."
+        "on Qwen3-235B-A22B-FP8 at TP 4 and 8192 batched tokens; none seen on gpt-oss), "
+        "leaving up to 2.5 GiB less KV cache than shown."
     ),
     "estimate-note.multimodal-encoder": (
         "Vision-language model: vLLM also profiles the image encoder, which this estimate "
-        "leaves out; expect less KV cache than shown."
+        "leaves out; expect up to ~2 GiB per GPU less KV cache than shown (1.5 GiB on "
+        "Qwen2.5-VL-72B at TP 4; far more for Llama 3.2 Vision's cross-attention profile)."
     ),
     "estimate-note.cuda-graphs-estimated": (
-        "CUDA graph memory is counted at 0.5 GiB per GPU (vLLM profiles it since 0.21; "
-        "measured -0.45 to +1.03 GiB)."
+        "CUDA graph memory is counted at 0.1 GiB plus 0.4 GiB at the largest capture size "
+        "(512 at the default 1024 sequences: 0.5 GiB per GPU); vLLM profiles it since 0.21, "
+        "and what it takes ranges from about none to twice that."
     ),
     "estimate-note.cuda-graphs-outside": (
         "This release captures CUDA graphs after sizing the KV cache: they take memory beyond "
         "--gpu-memory-utilization (up to ~1 GiB per GPU)."
+    ),
+    "estimate-note.sampler-flashinfer": (
+        "vLLM 0.8 to 0.11.0 warms up FlashInfer's sampler when FlashInfer is installed (vLLM's "
+        "Docker image) and PyTorch's sort-based one otherwise (a pip install): counted as the "
+        "sort, 9.6 logits-sized copies at --max-num-seqs; with FlashInfer that share of the "
+        "reserve is about 2.7 times smaller and the KV cache larger by the difference."
+    ),
+    "estimate-note.encoder-no-kv": (
+        "Encoder-only model (embeddings, reranking, classification): it keeps no KV cache, "
+        "so only its weights and one forward pass at the token budget count."
     ),
     "hardware-unknown.title": "No GPU information: hardware checks skipped",
     "hardware-unknown.why": (

@@ -271,6 +271,108 @@ TEXTS: dict[str, str] = {
         "我的 GPU 是 {machine}（運算能力 {have}），而 {method} 需要 {needed}。"
         "這個模型有哪個 checkpoint 可以改在我的卡上跑？"
     ),
+    "quant-unsupported-gpu:scheme.title": ("{method} 需要運算能力 {needed}；{gpu} 只有 {have}"),
+    "quant-unsupported-gpu:scheme.why": (
+        "模型的 quantization_config 描述的是這個量化方案，而 vLLM {version} 要求運算能力 "
+        "{needed} 以上才能執行（它的 get_min_capability）：會拒絕啟動（「Quantization scheme "
+        "is not supported for the current GPU. Min capability: ...」）。"
+    ),
+    "quant-unsupported-gpu:scheme.fix": (
+        "改用這張 GPU 支援的量化方案的 checkpoint（W8A8-INT8 從 7.5 起、GPTQ 從 6.0 起可用）、"
+        "改用能在 {have} 上執行這個方案的 vLLM 版本，或換更新的 GPU。"
+    ),
+    "quant-unsupported-gpu:scheme.ask_ai": (
+        "我的 GPU 是 {machine}（運算能力 {have}）；{method} 的 checkpoint 在 vLLM {version} "
+        "需要 {needed}。這個模型還有哪個量化版本可以用？"
+    ),
+    "kv-cache-dtype-unsupported-gpu.title": (
+        "vLLM {version} 在 {gpu}（運算能力 {have}）上不支援 --kv-cache-dtype {kv_dtype}"
+    ),
+    "kv-cache-dtype-unsupported-gpu.why": (
+        "在這張 GPU 上，vLLM {version} 用 Triton attention backend 存放 KV cache，"
+        "它的 FP8 需要運算能力 8.9（在 Ampere 上負責 fp8 cache 的 FlashInfer，低於 {needed} "
+        "時被停用）；vLLM 會拒絕啟動（「FP8 KV cache is not supported by the Triton attention "
+        "backend」）。"
+    ),
+    "kv-cache-dtype-unsupported-gpu.fix": (
+        "拿掉 --kv-cache-dtype（改用 16 位元的 cache），改用較短的 --max-model-len "
+        "或更多 GPU 來騰出空間。"
+    ),
+    "kv-cache-dtype-unsupported-gpu.ask_ai": (
+        "在 {gpu}（運算能力 {have}）上，vLLM {version} 無法使用 {kv_dtype} 的 KV cache。"
+        "還有什麼方法能放下我需要的上下文長度：縮短 --max-model-len、加 GPU，還是換小一點的模型？"
+    ),
+    "kv-cache-dtype-unsupported-gpu:e5m2.title": (
+        "vLLM {version} 在 {gpu}（運算能力 {have}）上不支援 --kv-cache-dtype {kv_dtype}（e4m3）"
+    ),
+    "kv-cache-dtype-unsupported-gpu:e5m2.why": (
+        "在這張 GPU 上，vLLM {version} 用 Triton attention backend 存放 KV cache，"
+        "它的 e4m3 型別（fp8e4nv）需要運算能力 8.9；啟動時會在 Triton 編譯 attention kernel "
+        "時失敗（「type fp8e4nv not supported in this architecture」）。e5m2 型別在較舊的 GPU "
+        "上可以用。"
+    ),
+    "kv-cache-dtype-unsupported-gpu:e5m2.fix": (
+        "改用 --kv-cache-dtype fp8_e5m2（記憶體一樣，精度較粗），"
+        "或拿掉這個參數改用 16 位元的 cache。"
+    ),
+    "kv-cache-dtype-unsupported-gpu:e5m2.ask_ai": (
+        "在 {gpu} 上，vLLM {version} 無法使用 fp8 e4m3 的 KV cache。fp8_e5m2 的精度對我的任務"
+        "夠不夠，還是應該維持 16 位元的 cache？"
+    ),
+    "quant-tp-shape.title": (
+        "在 TP {tp} 下，每張 GPU 分到的量化層（{width} 中的 {size}）不是 {tile} 的倍數"
+    ),
+    "quant-tp-shape.why": (
+        "張量並行讓每張 GPU 分到每個權重矩陣的 1/TP。{model} 的 {what} 是 {width}，"
+        "{width} / {tp} = {size} 無法切成完整的量化群組與 {tile} 的 kernel tile，"
+        "所以 vLLM 在建立各層時就會停下（「... is not divisible by group_size」"
+        "或「min_thread_k」）。"
+    ),
+    "quant-tp-shape.fix": (
+        "改用能讓每份保持 {tile} 倍數的 --tensor-parallel-size：{valid}；其餘 GPU 改用 "
+        "--pipeline-parallel-size 或 --data-parallel-size，"
+        "或改用已為這個 TP 補齊尺寸的 checkpoint。"
+    ),
+    "quant-tp-shape.ask_ai": (
+        "{model} 是分組量化的，它的 {what}（{width}）在 TP {tp} 下無法切成完整的 {tile} 群組。"
+        "在 {machine} 上哪種平行配置可行：TP {valid}、pipeline 平行，還是換一個 checkpoint？"
+    ),
+    "quant-tp-shape:sizes.title": (
+        "在 TP {tp} 下，每張 GPU 分到的量化層（{width} 中的 {size}）不是 {tile} 的倍數"
+    ),
+    "quant-tp-shape:sizes.why": (
+        "張量並行讓每張 GPU 分到每個權重矩陣的 1/TP。{model} 的 {what} 是 {width}，"
+        "{width} / {tp} = {size} 無法切成完整的量化群組與 {tile} 的 kernel tile，"
+        "所以 vLLM 在建立各層時就會停下（「... is not divisible by group_size」"
+        "或「min_thread_k」）。"
+    ),
+    "quant-tp-shape:sizes.fix": (
+        "改用能讓每份保持 {tile} 倍數的 --tensor-parallel-size：{valid}；其餘 GPU 改用 "
+        "--pipeline-parallel-size 或 --data-parallel-size，"
+        "或改用已為這個 TP 補齊尺寸的 checkpoint。"
+    ),
+    "quant-tp-shape:sizes.ask_ai": (
+        "{model} 是分組量化的，它的 {what}（{width}）在 TP {tp} 下無法切成完整的 {tile} 群組。"
+        "在 {machine} 上哪種平行配置可行：TP {valid}、pipeline 平行，還是換一個 checkpoint？"
+    ),
+    "quant-tp-shape:experts.title": (
+        "在 TP {tp} 下，每張 GPU 分到的專家層（{width} 中的 {size}）不是 {tile} 的倍數："
+        "請求可能會失敗"
+    ),
+    "quant-tp-shape:experts.why": (
+        "張量並行讓每張 GPU 分到每個專家權重的 1/TP。{model} 的 {what} 是 {width}，"
+        "{width} / {tp} = {size} 無法切成完整的 {tile} 量化群組。vLLM 會從 Marlin 退回 MoE "
+        "WNA16 kernel 並順利啟動，但第一個請求就可能失敗（「size_k must divisible by "
+        "BLOCK_SIZE_K」）。"
+    ),
+    "quant-tp-shape:experts.fix": (
+        "加上 --enable-expert-parallel（專家整個放在某張 GPU 上，不切開），"
+        "或改用能讓每份保持完整群組的 --tensor-parallel-size：{valid}。"
+    ),
+    "quant-tp-shape:experts.ask_ai": (
+        "{model} 的專家層（{what} {width}）在 TP {tp} 下無法切成完整的 {tile} 群組。"
+        "在 {machine} 上我應該開啟專家平行，還是把張量並行改成 {valid}？"
+    ),
     "fp8-weight-only.title": "在 {gpu} 上跑 FP8：權重變小了，運算卻不會變快",
     "fp8-weight-only.why": (
         "這張 GPU 沒有 FP8 tensor core（要到 Ada/Hopper、運算能力 8.9 才有）。vLLM "
@@ -382,6 +484,25 @@ TEXTS: dict[str, str] = {
         "原始模型在 {machine} 上放得下，還能同時容納 {seqs} 個 {typical} token 的序列，"
         "為什麼還要用 {method} 量化？在我們的任務上會損失多少準確度？吞吐量實際能提升多少？"
     ),
+    "quant-unneeded:small-gain.title": (
+        "這裡用 {method} 量化幫助不大：KV cache 只比原始模型多 {gain_pct}%"
+    ),
+    "quant-unneeded:small-gain.why": (
+        "在 {machine} 上，原始權重每張 GPU 約佔 {weights} GiB，之後仍有約 {kv_tokens} token "
+        "的 KV cache，可以同時進行 {conversations} 段 {typical} token 的對話"
+        "（以這個長度計，是 --max-num-seqs {seqs} 的 {covered_pct}%）；{method} 讓它變成 "
+        "{quant_tokens} token，只多 {gain_pct}%，不到這個負載的十分之一。為了這一點而量化，"
+        "會犧牲準確度（數學、程式與需要仔細推理的任務影響最大）。"
+    ),
+    "quant-unneeded:small-gain.fix": (
+        "改用原始模型，或先量一下量化的代價："
+        "`servetune quality --before URL --after URL --model ORIGINAL --model-after QUANTIZED`。"
+    ),
+    "quant-unneeded:small-gain.ask_ai": (
+        "原始模型在 {machine} 上已經能同時容納 {conversations} 段 {typical} token 的對話；"
+        "{method} 只多出 {gain_pct}% 的 KV cache。我們實際同時服務多少使用者？"
+        "量化會讓我們損失多少準確度？"
+    ),
     "quant-memory-unused.title": (
         "量化省下的記憶體大約夠放 {fit} 段對話，但 --max-num-seqs 只有 {seqs}"
     ),
@@ -455,6 +576,27 @@ TEXTS: dict[str, str] = {
         "但 max-model-len 是 {max_model_len}。我要怎麼知道實際的請求有多長？--max-model-len "
         "是不是應該設在 {fits} 以下？"
     ),
+    "kv-cache-too-small:uncertain.title": (
+        "KV cache 可能放不下一條 {max_model_len} token 的序列（估計約 {fits}，"
+        "最樂觀約 {fits_most}）"
+    ),
+    "kv-cache-too-small:uncertain.why": (
+        "每張 GPU 扣掉 {weights} GiB 的權重和約 {reserve} GiB 的 activation 之後，"
+        "中間估計只剩 {kv_gib} GiB 給 KV cache，不夠放一條完整長度的序列；如果 sampler "
+        "暖機、CUDA graph 和非 torch 記憶體都落在 vLLM 記錄過的低端，會剩 {kv_gib_most} "
+        "GiB，就夠了。如果真的不夠，vLLM 會拒絕啟動（「To serve at least one request with "
+        "the model's max seq len ...」）。"
+    ),
+    "kv-cache-too-small:uncertain.fix": (
+        "先啟動看看，讀 vLLM 的「Available KV cache memory」那一行；如果它拒絕啟動，"
+        "就把 --max-model-len 設成 {fits} 或更小（以使用者實際需要的長度為準），"
+        "或調高 --gpu-memory-utilization。"
+    ),
+    "kv-cache-too-small:uncertain.ask_ai": (
+        "在 {machine} 上，KV cache 每條序列大約放得下 {fits} 到 {fits_most} 個 token，"
+        "而 max-model-len 是 {max_model_len}。我的實際請求有多長？為了保險，"
+        "--max-model-len 是不是應該設在 {fits} 以下？"
+    ),
     "kv-cache-too-small:none.title": "已經沒有任何記憶體可以留給 KV cache",
     "kv-cache-too-small:none.why": (
         "權重（{weights} GiB）加上 activation（約 {reserve} GiB），已經用光了 vLLM "
@@ -521,24 +663,38 @@ TEXTS: dict[str, str] = {
         "權重會比模型檔大 6–9%。"
     ),
     "estimate-note.group-quant-layout": (
-        "AWQ/GPTQ 權重以每個 b + (16 + b)/G bits 計算（GGUF 為 b + 0.5）；"
-        "kernel 重新排列後的實際大小可能差幾個百分點。"
+        "AWQ/GPTQ 權重以每個 b + (16 + z)/G bits 計算（有 zero point 時 z = b，沒有時為 0；"
+        "GGUF 為 b + 0.5）；kernel 重新排列後的實際大小可能差幾個百分點"
+        "（估計範圍已預留 ±3%）。"
     ),
     "estimate-note.moe-activation": (
         "混合專家（MoE）模型：vLLM 量測到的啟動記憶體高峰可能比這裡估的多"
-        "（Qwen3-235B-A22B-FP8 在 TP 4 時每張 GPU 多約 2 GiB），實際 KV cache 會比顯示的少。"
+        "（Qwen3-235B-A22B-FP8 在 TP 4、8192 個 batched token 時每張 GPU 多約 2 GiB；"
+        "gpt-oss 則沒有），實際 KV cache 最多可能比顯示的少 2.5 GiB。"
     ),
     "estimate-note.multimodal-encoder": (
         "視覺語言模型：vLLM 也會量測影像編碼器的記憶體，這裡沒有算進去；"
-        "實際 KV cache 會比顯示的少。"
+        "實際 KV cache 每張 GPU 可能少約 2 GiB（Qwen2.5-VL-72B 在 TP 4 時少 1.5 GiB；"
+        "Llama 3.2 Vision 的 cross-attention 量測會少得多）。"
     ),
     "estimate-note.cuda-graphs-estimated": (
-        "CUDA graph 的記憶體以每張 GPU 0.5 GiB 計算"
-        "（vLLM 自 0.21 起會先量測它；實測介於 -0.45 到 +1.03 GiB）。"
+        "CUDA graph 的記憶體以 0.1 GiB 加上最大擷取尺寸對應的 0.4 GiB 計算"
+        "（預設 1024 條序列時最大擷取 512：每張 GPU 0.5 GiB）；vLLM 自 0.21 起會先量測它，"
+        "實際用量大約從幾乎為零到這個數字的兩倍。"
     ),
     "estimate-note.cuda-graphs-outside": (
         "這個版本在決定 KV cache 大小之後才擷取 CUDA graph：它們會用掉 --gpu-memory-utilization "
         "以外的記憶體（每張 GPU 最多約 1 GiB）。"
+    ),
+    "estimate-note.sampler-flashinfer": (
+        "vLLM 0.8 到 0.11.0 在裝有 FlashInfer 時（vLLM 的 Docker 映像檔）會暖機 FlashInfer 的 "
+        "sampler，否則（pip 安裝）用 PyTorch 以排序實作的版本：這裡以排序版計算，"
+        "也就是 --max-num-seqs 條 logits 的 9.6 份複本；用 FlashInfer 時這部分的保留量"
+        "約小 2.7 倍，KV cache 會大出相差的部分。"
+    ),
+    "estimate-note.encoder-no-kv": (
+        "只有編碼器的模型（embedding、reranking、分類）：它沒有 KV cache，"
+        "所以只計算權重和一次 token 預算大小的 forward。"
     ),
     "hardware-unknown.title": "沒有 GPU 資訊：已跳過硬體檢查",
     "hardware-unknown.why": (

@@ -45,6 +45,9 @@ class Hit:
     edits: tuple[Edit, ...] = ()
     flag: str | None = field(default=None, kw_only=True)
     by_release: bool = field(default=False, kw_only=True)
+    # A milder severity than the rule's for this hit (an estimate whose range straddles the
+    # limit is a warning, not an error); None keeps the rule's.
+    severity: Severity | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -121,7 +124,7 @@ def rule_by_id(rule_id: str) -> Rule:
 
 def _stamp(r: Rule, hit: Hit, release_known: bool) -> Found:
     flag = r.flag if hit.flag is None else hit.flag
-    severity: Severity = r.severity
+    severity: Severity = r.severity if hit.severity is None else hit.severity
     if hit.by_release and not release_known and severity == "error":
         severity = "warning"
     return Found(r.id, severity, flag, hit.facts, hit.variant, hit.edits)

@@ -57,6 +57,10 @@ def weights_dont_fit(ctx: Context) -> Iterator[Hit]:
 
 @rule("kv-cache-too-small", "error", "--max-model-len")
 def kv_cache_too_small(ctx: Context) -> Iterator[Hit]:
+    """One full-length sequence must fit in the KV cache. Where the central estimate says it
+    does not but the optimistic end of the estimate's range says it does (the sampler's path,
+    CUDA graph memory, non-torch memory and the card's reported total at their most
+    favourable), the finding is a warning that says both figures."""
     est, s = ctx.estimate, ctx.settings
     if (
         est is None
@@ -75,6 +79,14 @@ def kv_cache_too_small(ctx: Context) -> Iterator[Hit]:
         "fits": fits,
         "kv_gib": round(est.kv_cache_gib_per_gpu or 0.0, 2),
     }
+    optimistic = est.max_model_len_that_fits_optimistic or 0
+    if optimistic >= s.max_model_len and est.kv_available_gib_range is not None:
+        facts |= {
+            "fits_most": optimistic,
+            "kv_gib_most": round(est.kv_available_gib_range[1], 2),
+        }
+        yield Hit(facts, "uncertain", severity="warning")  # it may well start: no edit
+        return
     variant = "none" if fits < s.block_size else None
     edits = () if variant else (Edit("--max-model-len", str(fits)),)
     yield Hit(facts, variant, edits)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 from servetune.review.model import FLOAT16_REFUSED
-from servetune.review.rules.base import Context, Edit, Fact, Hit, rule
+from servetune.review.rules.base import Context, Edit, Fact, Hit, Severity, rule
 from servetune.vllm.flags import version_at_least
 
 # Methods that read a quantized checkpoint's own files; pointed at plain weights they fail.
@@ -51,6 +52,36 @@ _MIN_CAPABILITY: dict[str, list[tuple[str, int]]] = {
 }
 
 
+# compressed-tensors / llm-compressor: the minimum capability of each scheme, from its
+# `get_min_capability()` (compressed_tensors/schemes/, 0.5.5-0.33). W8A8-FP8 below 8.9 falls
+# back to the weight-only FP8 Marlin scheme (`_get_scheme_from_parts`), so its floor is
+# W8A16-FP8's. WnA16 with zero points (asymmetric) needs Marlin, the only kernel with zero
+# points below Hopper (Exllama's has none).
+_SCHEME_MIN_CAPABILITY: dict[str, list[tuple[str, int]]] = {
+    "W4A16": [("0.0.0", 80), ("0.12.0", 75)],
+    "W8A16": [("0.0.0", 80), ("0.12.0", 75)],
+    "W4A16-asym": [("0.0.0", 80), ("0.15.0", 75)],
+    "W8A16-asym": [("0.0.0", 80), ("0.15.0", 75)],
+    "W8A16-FP8": [("0.0.0", 80), ("0.15.0", 75)],
+    "W8A8-FP8": [("0.0.0", 80), ("0.15.0", 75)],
+    "W8A8-INT8": [("0.0.0", 75)],
+    "W4A8-INT": [("0.0.0", 75)],
+    "W4A8-FP8": [("0.0.0", 90)],
+    "NVFP4": [("0.0.0", 80), ("0.15.0", 75)],
+    "MXFP4": [("0.0.0", 80)],
+}
+# fp8 KV cache on GPUs without FP8 attention kernels. V1 runs Volta and Turing from 0.10.2
+# (before, they fell back to V0's paged attention, which converts fp8 in software); there the
+# Triton attention backend holds the cache, and Triton's e4m3 type (fp8e4nv) needs SM 8.9,
+# while its e5m2 works. From 0.24 Triton refuses any fp8 cache below 8.9 ("FP8 KV cache is not
+# supported by the Triton attention backend"), and FlashInfer, which Ampere uses for an fp8
+# cache, is disabled on SM 7.5: {first release: (capability below which it fails, dtypes)}.
+_FP8_KV_LIMITS: list[tuple[str, int, tuple[str, ...]]] = [
+    ("0.10.2", 75, ("fp8", "fp8_e4m3")),
+    ("0.24.0", 80, ("fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")),
+]
+
+
 def method_family(method: str) -> str:
     return _CHECKPOINT_METHODS.get(method, method)
 
@@ -63,13 +94,23 @@ def effective_method(ctx: Context) -> str | None:
     return quant.method if quant else None
 
 
-def min_capability(method: str, version: str) -> int | None:
-    table = _MIN_CAPABILITY.get(method)
+def min_capability(method: str, version: str, scheme: str | None = None) -> int | None:
+    """The lowest compute capability (x10) vLLM `version` runs `method` on; for
+    compressed-tensors, its `scheme`'s when it is known."""
+    table = _SCHEME_MIN_CAPABILITY.get(scheme or "") if method == "compressed-tensors" else None
+    table = table or _MIN_CAPABILITY.get(method)
     if table is None and method.startswith("fp8"):
         table = _MIN_CAPABILITY["fp8"]
     if table is None:
         return None
     return [cap for since, cap in table if version_at_least(version, since)][-1]
+
+
+def _scheme(ctx: Context, method: str) -> str | None:
+    quant = ctx.model.quantization if ctx.model else None
+    if method != "compressed-tensors" or quant is None:
+        return None
+    return quant.scheme
 
 
 def _quant_facts(ctx: Context) -> dict[str, Fact]:
@@ -111,17 +152,46 @@ def quant_unsupported_gpu(ctx: Context) -> Iterator[Hit]:
     gpu = ctx.hardware.spec if ctx.hardware else None
     if method is None or gpu is None or gpu.capability is None:
         return
-    needed = min_capability(method, ctx.command.version)
+    scheme = _scheme(ctx, method)
+    needed = min_capability(method, ctx.command.version, scheme)
     if needed is None or gpu.capability >= needed:
         return
     facts = _quant_facts(ctx) | {
-        "method": method,
+        "method": f"{method} {scheme}" if scheme else method,
         "needed": f"{needed // 10}.{needed % 10}",
         "have": gpu.compute_capability or "",
         "gpu": gpu.name,
         "version": ctx.command.version,
     }
-    yield Hit(facts)
+    yield Hit(facts, "scheme" if scheme else None)
+
+
+@rule("kv-cache-dtype-unsupported-gpu", "error", "--kv-cache-dtype")
+def kv_cache_dtype_unsupported_gpu(ctx: Context) -> Iterator[Hit]:
+    """An fp8 KV cache on a GPU whose attention backend cannot hold one (`_FP8_KV_LIMITS`)."""
+    kv = ctx.settings.kv_cache_dtype.lower()
+    gpu = ctx.hardware.spec if ctx.hardware else None
+    version = ctx.command.version
+    if not kv.startswith("fp8") or gpu is None or gpu.capability is None:
+        return
+    limits = [
+        (below, kinds) for since, below, kinds in _FP8_KV_LIMITS if version_at_least(version, since)
+    ]
+    if not limits:
+        return
+    below, kinds = limits[-1]
+    if gpu.capability >= below or kv not in kinds:
+        return
+    e5m2 = "fp8_e5m2" not in kinds
+    facts: dict[str, Fact] = {
+        "kv_dtype": kv,
+        "gpu": gpu.name,
+        "have": gpu.compute_capability or "",
+        "version": version,
+        "needed": f"{below // 10}.{below % 10}",
+    }
+    fix = "fp8_e5m2" if e5m2 else "auto"
+    yield Hit(facts, "e5m2" if e5m2 else None, (Edit("--kv-cache-dtype", fix),), by_release=True)
 
 
 @rule("fp8-weight-only", "warning", "--quantization")
@@ -152,6 +222,87 @@ def quant_slow_kernel(ctx: Context) -> Iterator[Hit]:
         return
     facts = _quant_facts(ctx) | {"marlin": f"{method}_marlin", "gpu": gpu.name, "version": version}
     yield Hit(facts, None, (Edit("--quantization", None),))
+
+
+# --- quantized layers split by tensor parallelism ------------------------------------------
+
+_GROUPED_FAMILIES = ("awq", "gptq")
+_MARLIN_TILE_K = 128  # GPTQ_MARLIN_MIN_THREAD_K, binding for AWQ-Marlin before 0.7.3
+_AWQ_MARLIN_FALLS_BACK = "0.7.3"  # unsupported layers fall back to plain AWQ from here
+
+
+def _tile(ctx: Context, method: str, group: int) -> int:
+    """What a rank's input share must be a multiple of: the quantization group (its scales
+    cannot be split), and before 0.7.3 AWQ-Marlin's 128-wide tile (later releases fall back to
+    plain AWQ for such a layer, which needs whole groups only)."""
+    gpu = ctx.hardware.spec if ctx.hardware else None
+    marlin = method == "awq_marlin" or (
+        method == "awq"
+        and not ctx.settings.quantization
+        and (gpu is None or (gpu.capability or 0) >= 80)
+    )
+    if marlin and not version_at_least(ctx.command.version, _AWQ_MARLIN_FALLS_BACK):
+        return math.lcm(group, _MARLIN_TILE_K)
+    return group
+
+
+def _tp_shares(ctx: Context) -> list[tuple[str, int, bool]]:
+    """(what, full width, routed experts?) for the quantized layers TP splits along their
+    input: the MLP's down projection and attention's output projection."""
+    model = ctx.model
+    if model is None:
+        return []
+    heads = (model.num_attention_heads or 0) * (model.head_dim or 0)
+    dense = model.dense_intermediate_size or model.intermediate_size
+    shares = []
+    if dense and (not model.is_moe or model.num_dense_layers):
+        shares.append(("intermediate_size", dense, False))
+    if model.is_moe and model.moe_intermediate_size:
+        shares.append(("moe_intermediate_size", model.moe_intermediate_size, True))
+    if heads:
+        shares.append(("num_attention_heads x head_dim", heads, False))
+    return shares
+
+
+def _misfit(width: int, tp: int, tile: int) -> bool:
+    return bool(width % tp or (width // tp) % tile)
+
+
+@rule("quant-tp-shape", "error", "--tensor-parallel-size")
+def quant_tp_shape(ctx: Context) -> Iterator[Hit]:
+    """Group-quantized layers (AWQ, GPTQ, compressed-tensors WnA16) need every rank's share of
+    a layer split along its input to be whole groups: vLLM stops while it builds the layers
+    ("Weight input_size_per_partition = 14784 is not divisible by min_thread_k = 128", "The
+    input size is not aligned with the quantized weight shape"). Routed experts fall back to
+    the MoE WNA16 kernels, which start and fail on the first request ("size_k must divisible
+    by BLOCK_SIZE_K"): a warning. A model whose facts come from its name alone (`inferred`)
+    may be a republished checkpoint with padded layers: a warning too."""
+    method, tp = effective_method(ctx), ctx.settings.tensor_parallel_size
+    quant = ctx.model.quantization if ctx.model else None
+    if method is None or quant is None or tp == 1 or not quant.group_size:
+        return
+    family = method_family(method)
+    if quant.group_size <= 0 or family not in (*_GROUPED_FAMILIES, "compressed-tensors"):
+        return
+    tile = _tile(ctx, method, quant.group_size)
+    expert_parallel = bool(ctx.command.switch("--enable-expert-parallel"))
+    for what, width, experts in _tp_shares(ctx):
+        if (experts and expert_parallel) or not _misfit(width, tp, tile):
+            continue  # expert parallelism places experts whole
+        valid = [t for t in (1, 2, 4, 8) if not _misfit(width, t, tile)]
+        facts: dict[str, Fact] = {
+            "what": what,
+            "width": width,
+            "tp": tp,
+            "size": width // tp,
+            "tile": tile,
+            "valid": ", ".join(str(t) for t in valid) or "1",
+            "model": ctx.model.model_id if ctx.model else "",
+        }
+        guessed = ctx.model is not None and ctx.model.source == "inferred"
+        severity: Severity | None = "warning" if experts or guessed else None
+        yield Hit(facts, "experts" if experts else "sizes", severity=severity)
+        return
 
 
 # --- dtype ----------------------------------------------------------------------------------

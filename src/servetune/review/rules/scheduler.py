@@ -91,6 +91,10 @@ def quant_memory_unused(ctx: Context) -> Iterator[Hit]:
 
 
 _NATIVE_FP8_CAPABILITY = 89  # Ada and Hopper and newer run FP8 GEMMs: there FP8 is for speed
+# Quantizing buys at most this share of the load (--max-num-seqs conversations of a typical
+# length) over what the original checkpoint already holds: below it, "don't quantize just to
+# save" (an AWQ 7B on one H100 holds ~10% more KV than the original's million tokens).
+_WORTHWHILE_GAIN = 0.10
 
 
 def _original_estimate(ctx: Context) -> Estimate | None:
@@ -101,30 +105,48 @@ def _original_estimate(ctx: Context) -> Estimate | None:
     plain_model = replace(model, quantization=None)
     dtype = ctx.settings.dtype or "bfloat16"
     plain_settings = replace(ctx.settings, quantization=None, dtype=dtype)
-    return capacity.estimate(plain_model, plain_settings, hw.spec.memory_gib)
+    return capacity.estimate(
+        plain_model, plain_settings, hw.spec.memory_gib, version=ctx.command.version
+    )
+
+
+def _quant_to_weigh(ctx: Context) -> str | None:
+    """The quantization method worth weighing against the original checkpoint, or None."""
+    model, s, hw = ctx.model, ctx.settings, ctx.hardware
+    method = effective_method(ctx)
+    if model is None or method is None or method == "mxfp4" or hw is None or hw.spec is None:
+        return None  # gpt-oss ships MXFP4 only: there is no original to fall back to
+    if model.quantization is None and s.quantization not in ONLINE_METHODS:
+        return None  # AWQ/GPTQ asked of a plain checkpoint: quant-on-unquantized says it
+    native_fp8 = (hw.spec.capability or 0) >= _NATIVE_FP8_CAPABILITY
+    if method_family(method) == "fp8" and native_fp8:
+        return None
+    return method
 
 
 @rule("quant-unneeded", "warning", "--quantization")
 def quant_unneeded(ctx: Context) -> Iterator[Hit]:
-    """Quantized although the original checkpoint would fit with room for every sequence the
-    server runs at once (--max-num-seqs at a typical conversation): the seed's "don't quantize
-    just to save". Not when the original does not fit, and not for FP8 on GPUs with native FP8
-    GEMMs (compute capability >= 8.9), where the speed-up is the point."""
-    model, s, hw = ctx.model, ctx.settings, ctx.hardware
-    method = effective_method(ctx)
-    if model is None or method is None or method == "mxfp4" or hw is None or hw.spec is None:
-        return  # gpt-oss ships MXFP4 only: there is no original to fall back to
-    if model.quantization is None and s.quantization not in ONLINE_METHODS:
-        return  # AWQ/GPTQ asked of a plain checkpoint: quant-on-unquantized says what is wrong
-    native_fp8 = (hw.spec.capability or 0) >= _NATIVE_FP8_CAPABILITY
-    if method_family(method) == "fp8" and native_fp8:
+    """Quantized although it buys little: the seed's "don't quantize just to save".
+
+    The load is --max-num-seqs conversations of a typical length (2,048 tokens, or
+    --max-model-len if shorter), not every slot at the full context. Fires when the original
+    checkpoint holds a full-length sequence and either the whole load, or all but less than
+    `_WORTHWHILE_GAIN` of the load that the quantized one holds (the AWQ 7B on an H100: the
+    original's 1.1M tokens are 53% of 1024 x 2048, AWQ's 58%). Not when the original does not
+    fit, and not for FP8 on GPUs with native FP8 GEMMs (compute capability >= 8.9), where the
+    speed-up is the point."""
+    s, method = ctx.settings, _quant_to_weigh(ctx)
+    original = _original_estimate(ctx) if method else None
+    if method is None or original is None or not original.kv_cache_tokens:
         return
-    original = _original_estimate(ctx)
-    if original is None or not original.kv_cache_tokens or original.kv_cache_tokens <= 0:
+    if s.max_model_len and (original.max_model_len_that_fits or 0) < s.max_model_len:
         return
     typical = min(_TYPICAL_CONVERSATION, s.max_model_len or _TYPICAL_CONVERSATION)
-    needed = s.max_num_seqs * typical
-    if original.kv_cache_tokens < needed:
+    load = s.max_num_seqs * typical
+    quant_tokens = ctx.estimate.kv_cache_tokens if ctx.estimate else None
+    covered = min(1.0, original.kv_cache_tokens / load)
+    covered_quant = min(1.0, (quant_tokens or 0) / load)
+    if covered < 1.0 and covered_quant - covered >= _WORTHWHILE_GAIN:
         return
     facts: dict[str, Fact] = {
         "method": method,
@@ -133,5 +155,9 @@ def quant_unneeded(ctx: Context) -> Iterator[Hit]:
         "seqs": s.max_num_seqs,
         "typical": typical,
         "machine": ctx.machine(),
+        "conversations": original.kv_cache_tokens // typical,
+        "covered_pct": round(100 * covered),
+        "quant_tokens": quant_tokens or 0,
+        "gain_pct": round(100 * ((quant_tokens or 0) / original.kv_cache_tokens - 1)),
     }
-    yield Hit(facts)
+    yield Hit(facts, None if covered >= 1.0 else "small-gain")
