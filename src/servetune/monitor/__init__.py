@@ -19,5 +19,6 @@
   promtool unit tests), `dashboard` the Grafana dashboard beside it.
 - `lint`: the vLLM names an existing rule file or dashboard queries, checked against a release.
 
-Results carry `Said` sentences (texts area `monitor`); only `render/monitor.py` says them.
+Results carry `Said` sentences (texts area `monitor`); only `render/monitor.py` says them, and
+the files `alerts` writes (their annotations and titles in the language asked for).
 """
