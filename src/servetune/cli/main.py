@@ -16,6 +16,7 @@ from typing import Any
 from servetune import __version__
 from servetune.cli import (
     accept,
+    alerts,
     bench,
     check,
     compare,
@@ -48,6 +49,7 @@ COMMANDS: tuple[Command[Any], ...] = (
     quality.COMMAND,
     watch.COMMAND,
     postmortem.COMMAND,
+    alerts.COMMAND,
 )
 
 

@@ -1,5 +1,5 @@
-"""Monitor: which limit a running vLLM server hits, live (`watch`) or after the fact
-(`postmortem`).
+"""Monitor: which limit a running vLLM server hits, live (`watch`), after the fact
+(`postmortem`), or as Prometheus alerts (`alerts`).
 
 - `scrape`: vLLM's /metrics names by release (0.6 to 0.33, Ray's spelling too) and one page read
   into a `Scrape` (gauges, counter totals, histograms with their buckets).
@@ -12,6 +12,13 @@
 - `watch`: the live loop (injected clock, sleeper and fetcher) and its summary.
 - `postmortem`: a log's stats lines, Prometheus snapshots or range-query exports, bench result
   files, read into a timeline of intervals and incidents.
+- `names`: every metric each release defines (read from vLLM's sources, 0.6.0 to 0.33.0), its
+  kind and engine, and `check`, which tells a live series from a dead one.
+- `alerts`: the limits as one Prometheus rule group (signals, conditions, alerts in `diagnose`'s
+  order) for a release and the caps; `rule_files` writes it (plain, as a PrometheusRule, and
+  promtool unit tests), `dashboard` the Grafana dashboard beside it.
+- `lint`: the vLLM names an existing rule file or dashboard queries, checked against a release.
 
-Results carry `Said` sentences (texts area `monitor`); only `render/monitor.py` says them.
+Results carry `Said` sentences (texts area `monitor`); only `render/monitor.py` says them, and
+the files `alerts` writes (their annotations and titles in the language asked for).
 """

@@ -1,6 +1,7 @@
-"""`watch` and `postmortem` as text and JSON, in the language asked for: the live panel (redrawn
-in place on a terminal), one line per interval otherwise, the summary, the postmortem's timeline
-and its plot. JSON is each result's `to_json()`, English whatever the language.
+"""`watch`, `postmortem` and `alerts` as text and JSON, in the language asked for: the live panel
+(redrawn in place on a terminal), one line per interval otherwise, the summary, the postmortem's
+timeline and its plot, what `alerts` wrote and what `alerts --lint` found. JSON is each result's
+`to_json()`, English whatever the language.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +19,9 @@ from servetune.errors import MissingExtra, ServetuneError
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from servetune.monitor.alerts import Ruleset
+    from servetune.monitor.lint import LintReport
+    from servetune.monitor.names import NameCheck
     from servetune.monitor.postmortem import Postmortem
     from servetune.monitor.watch import Ending, Summary, Tick
     from servetune.texts import Language
@@ -260,3 +265,109 @@ def write_plot(path: Path, result: Postmortem) -> Path:
             f"cannot write the plot {path}: {exc}", "choose another --plot path"
         ) from exc
     return path
+
+
+# --- alerts ------------------------------------------------------------------------------------
+
+
+def _caps_text(rules: Ruleset, language: Language) -> str:
+    caps = rules.caps
+    if caps.max_num_seqs is None and caps.max_num_batched_tokens is None:
+        return _t("alerts.caps-none", language)
+    return _t(
+        "alerts.caps",
+        language,
+        seqs=_number(caps.max_num_seqs),
+        budget=_number(caps.max_num_batched_tokens),
+        source=caps.source,
+    )
+
+
+def _names_of(asked: str, table: str, language: Language) -> str:
+    return "" if asked == table else _t("alerts.names-of", language, table=table)
+
+
+def alerts_text(
+    rules: Ruleset,
+    files: Mapping[str, tuple[Path, Mapping[str, object]]],
+    language: Language = "en",
+) -> str:
+    """What `alerts` wrote, its alerts in order with their knobs, what it left out and why.
+    `files`: kind (rules, operator, tests, dashboard) -> (path, facts of its line)."""
+    release = rules.release
+    lines = [
+        _t(
+            "alerts.title",
+            language,
+            version=release.asked,
+            names_of=_names_of(release.asked, release.table, language),
+            engine=release.engine.upper(),
+            caps=_caps_text(rules, language),
+        ),
+        _t("alerts.written", language),
+        *(
+            _t(f"alerts.file.{kind}", language, path=path, **facts)
+            for kind, (path, facts) in files.items()
+        ),
+        _t("alerts.list", language),
+        *(
+            _t("alerts.alert", language, alert=a.name, limit=a.limit, knob=a.knob.text(language))
+            for a in rules.alerts
+        ),
+    ]
+    if rules.skipped:
+        lines.append(_t("alerts.skipped", language))
+        lines += [
+            _t("alerts.skip", language, limit=s.limit, reason=s.reason.text(language))
+            for s in rules.skipped
+        ]
+    if "rules" in files and "tests" in files:
+        lines.append(_t("alerts.check", language, rules=files["rules"][0], tests=files["tests"][0]))
+    return "\n".join(lines) + "\n"
+
+
+def _why(check: NameCheck, flag: str, engine: str, language: Language) -> str | None:
+    """The reason line of a name that is not simply live."""
+    if check.status == "hidden":
+        return _t("lint.why.hidden", language, flag=flag)
+    if check.status == "other-engine":
+        return _t("lint.why.other-engine", language, engine=engine)
+    if check.reason is None:
+        return None
+    key = f"lint.why.{check.reason}"
+    if check.use is None and texts.has("monitor", key + ":bare"):
+        key += ":bare"
+    return _t(key, language, use=check.use or _NONE, last=check.last, first=check.first)
+
+
+def lint_text(report: LintReport, language: Language = "en") -> str:
+    """Each vLLM name the file queries, its status in the release, where it is used, why it is
+    dead and what to query instead; dead ones first."""
+    release = report.release
+    if not report.findings:
+        return _t("lint.none", language, file=report.file) + "\n"
+    other = "V0" if release.engine == "v1" else "V1"
+    lines = [
+        _t(
+            "lint.title",
+            language,
+            file=report.file,
+            count=len(report.findings),
+            version=release.asked,
+            names_of=_names_of(release.asked, release.table, language),
+            engine=release.engine.upper(),
+        )
+    ]
+    order = {"dead": 0, "hidden": 1, "other-engine": 2, "live": 3}
+    separator = _t("lint.where.separator", language)
+    for finding in sorted(report.findings, key=lambda f: order[f.check.status]):
+        check = finding.check
+        where = separator.join(w.text(language) for w in finding.where)
+        status = _t(f"lint.status.{check.status}", language)
+        lines.append(_t("lint.name", language, status=status, name=check.name, where=where))
+        why = _why(check, release.hidden_flag, other, language)
+        if why is not None:
+            lines.append(_t("lint.reason", language, reason=why))
+    dead = report.dead
+    lines.append(_t("lint.dead", language, dead=dead) if dead else _t("lint.clean", language))
+    return "\n".join(lines) + "\n"

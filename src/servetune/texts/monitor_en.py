@@ -1,10 +1,11 @@
-"""What `watch` and `postmortem` say, in English: the evidence of each limit, the next step, the
-names of the limits in plain words, and the labels of the live panel, the interval lines, the
-summary and the postmortem's timeline.
+"""What `watch`, `postmortem` and `alerts` say, in English: the evidence of each limit, the next
+step, the names of the limits in plain words, the labels of the live panel, the interval lines,
+the summary and the postmortem's timeline, the alert rules' annotations and dashboard titles.
 
 Keys: `evidence.<limit>[:<variant>]`, `next.<limit>[:<variant>]`, `limit.<id>`, `gap.<kind>`,
-`panel.*`, `line.*`, `summary.*`, `end.*`, `pm.*`. KV cache usage `kv` is a 0-1 fraction
-(`{kv:.0%}`); rates are per second; latencies in ms.
+`panel.*`, `line.*`, `summary.*`, `end.*`, `pm.*`; `alerts.*` (the rules' annotations and the
+text view of `alerts`), `lint.*` (`alerts --lint`), `dash.*` (the Grafana dashboard's titles).
+KV cache usage `kv` is a 0-1 fraction (`{kv:.0%}`); rates are per second; latencies in ms.
 """
 
 from __future__ import annotations
@@ -91,4 +92,85 @@ TEXTS: dict[str, str] = {
     "pm.no-next": "Next step: none needed.",
     "pm.unknown-next": "Next step: give the server's command (--serve-command or --file) to "
     "tell which of its caps holds the queue.",
+    "alerts.summary": "vLLM {server}: {name}",
+    "alerts.why.stalled": "Requests are in the engine, but no token was generated for "
+    "{seconds:.0f} s.",
+    "alerts.why.admission": "The server turns requests away at admission "
+    "(vllm:admission_rejections_total grows).",
+    "alerts.why.kv-cache": "The KV cache is full: {preemptions} grows, or requests wait with the "
+    "cache at {kv:.0%} or more.",
+    "alerts.why.deferred": "Most of the waiting requests ({share:.0%} or more) are deferred by "
+    "vLLM, not held by a cap.",
+    "alerts.why.max-num-seqs": "Requests wait with KV room left while {at} or more of the {cap} "
+    "sequences the cap allows run.",
+    "alerts.why.max-num-seqs:unconfirmed": "Requests wait with KV room left while the running "
+    "count stays flat for {window}: a cap holds it (unconfirmed: generate the rules with "
+    "--serve-command).",
+    "alerts.why.max-num-batched-tokens": "Requests wait with KV room and sequence slots left "
+    "(under {at} running): the step token budget ({budget}) starves the prefills.",
+    "alerts.why.compute": "No queue, but inter-token latency is {itl:g}x its mean of the last "
+    "hour while running grew {running:g}x: the step time itself is the limit.",
+    "alerts.next.max-num-seqs:unconfirmed": "Raise --max-num-seqs above the running count the "
+    "evidence query shows: requests wait while the KV cache has room.",
+    "alerts.knob.stalled": "restart the server (read its log first: servetune doctor LOG)",
+    "alerts.knob.admission": "--max-num-queued-reqs, or replicas behind the load balancer",
+    "alerts.knob.kv-cache": "--gpu-memory-utilization, --max-model-len, then replicas",
+    "alerts.knob.deferred": "what vLLM defers requests for (--max-loras, KV transfers), not a cap",
+    "alerts.knob.max-num-seqs": "--max-num-seqs",
+    "alerts.knob.max-num-batched-tokens": "--max-num-batched-tokens",
+    "alerts.knob.compute": "replicas, or --tensor-parallel-size",
+    "alerts.skip.metric": "this release does not export {metric}",
+    "alerts.skip.caps": "needs the caps: give --serve-command or --file",
+    "alerts.title": "Alert rules for vLLM {version}{names_of}, {engine} engine; caps: {caps}.",
+    "alerts.names-of": " (the /metrics names of {table})",
+    "alerts.caps": "max-num-seqs {seqs}, max-num-batched-tokens {budget} ({source})",
+    "alerts.caps-none": "none given (with --serve-command they become thresholds)",
+    "alerts.written": "Wrote:",
+    "alerts.file.rules": "  {path}  Prometheus rules: {alerts} alerts, {records} recording rules",
+    "alerts.file.operator": "  {path}  the same rules as a Prometheus Operator PrometheusRule",
+    "alerts.file.tests": "  {path}  promtool unit tests: a healthy server, and one per alert",
+    "alerts.file.dashboard": "  {path}  Grafana dashboard: {panels} panels",
+    "alerts.list": "Alerts, in the order watch names a limit:",
+    "alerts.alert": "  {alert:<30} {limit:<24} knob: {knob}",
+    "alerts.skipped": "Left out:",
+    "alerts.skip": "  {limit:<24} {reason}",
+    "alerts.check": "Check them: promtool check rules {rules} && promtool test rules {tests}",
+    "lint.title": "{file}: {count} vLLM metric names checked against vLLM {version}{names_of}, "
+    "{engine} engine.",
+    "lint.none": "{file}: no vLLM metric name in its queries (nothing to check).",
+    "lint.clean": "No dead name: every vLLM metric it queries exists in that release.",
+    "lint.dead": "{dead} dead: the queries that use them can never match.",
+    "lint.name": "  {status:<12} {name}  {where}",
+    "lint.reason": "               {reason}",
+    "lint.status.live": "ok",
+    "lint.status.hidden": "hidden",
+    "lint.status.other-engine": "other engine",
+    "lint.status.dead": "DEAD",
+    "lint.why.gone": "gone after {last}; use {use}",
+    "lint.why.gone:bare": "gone after {last}",
+    "lint.why.not-yet": "not exported before {first}",
+    "lint.why.no-total": "a counter: Prometheus scrapes it as {use}",
+    "lint.why.bare-histogram": "a histogram: query {use} (or _sum, _count)",
+    "lint.why.suffix": "not a histogram: query {use}",
+    "lint.why.never": "no release of vLLM exports it; did you mean {use}?",
+    "lint.why.never:bare": "no release of vLLM exports it",
+    "lint.why.hidden": "exported only with {flag}",
+    "lint.why.other-engine": "only in the {engine} engine, which this release runs only when "
+    "asked (VLLM_USE_V1)",
+    "lint.where.alert": "alert {name}",
+    "lint.where.record": "record {name}",
+    "lint.where.panel": 'panel "{name}"',
+    "lint.where.path": "at {path}",
+    "lint.where.separator": ", ",
+    "dash.title": "vLLM limits ({version})",
+    "dash.limit": "Limit firing (servetune alerts)",
+    "dash.running": "Running against the cap, waiting",
+    "dash.kv": "KV cache usage",
+    "dash.preemptions": "Preemptions per second",
+    "dash.admission": "Requests refused at admission per second",
+    "dash.tokens": "Tokens per second",
+    "dash.ttft": "Time to first token",
+    "dash.itl": "Inter-token latency",
+    "dash.queue": "Queue time",
+    "dash.step": "Tokens per engine step against the budget",
 }
