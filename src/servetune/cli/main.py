@@ -24,6 +24,7 @@ from servetune.cli import (
     plan,
     postmortem,
     quality,
+    report,
     serve,
     tune,
     watch,
@@ -48,6 +49,7 @@ COMMANDS: tuple[Command[Any], ...] = (
     quality.COMMAND,
     watch.COMMAND,
     postmortem.COMMAND,
+    report.COMMAND,
 )
 
 
