@@ -176,10 +176,12 @@ addEventListener('error', function (e) {
   errors.push(String(e.message || (e.target && (e.target.src || e.target.href)) || e.type));
 }, true);
 addEventListener('load', function () {
-  var figures = Array.prototype.map.call(document.querySelectorAll('[data-figure]'), function (f) {
-    var drawn = f.querySelector('svg, img'), box = drawn ? drawn.getBoundingClientRect() : null;
-    return {name: f.getAttribute('data-figure'), width: box ? box.width : 0,
-            height: box ? box.height : 0, natural: drawn && drawn.naturalWidth};
+  var found = document.querySelectorAll('[data-figure] svg, [data-figure] img, img.plot');
+  var figures = Array.prototype.map.call(found, function (drawn) {
+    var box = drawn.getBoundingClientRect(), named = drawn.closest('[data-figure]');
+    return {name: named ? named.getAttribute('data-figure') : drawn.getAttribute('data-metric'),
+            width: box.width, height: box.height,
+            natural: drawn.tagName === 'IMG' ? drawn.naturalWidth : null};
   });
   var root = document.documentElement, out = parent.document.createElement('pre');
   out.id = 'probe';

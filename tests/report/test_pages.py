@@ -23,12 +23,26 @@ from servetune.texts import Language, Voice
 if TYPE_CHECKING:
     from tests.report.conftest import Page
 
-BENCH_FIGURES = ["cdf-ttft", "cdf-tpot", "cdf-itl", "cdf-e2el", "latency-by-send",
-                 "output-tokens", "in-flight", "server-requests", "server-kv",
-                 "server-preemptions", "send-lag"]  # fmt: skip
+BENCH_FIGURES = [
+    "cdf-ttft",
+    "cdf-tpot",
+    "cdf-itl",
+    "cdf-e2el",
+    "latency-by-send",
+    "output-tokens",
+    "in-flight",
+    "server-requests",
+    "server-kv",
+    "server-preemptions",
+    "send-lag",
+]
 COMPARE_FIGURES = ["forest", "cdf-ttft", "cdf-tpot", "cdf-itl", "cdf-e2el"]
-PLAN_FIGURES = ["what-if-throughput", "what-if-users", "batching-output_throughput",
-                "batching-mean_ttft_ms"]  # fmt: skip
+PLAN_FIGURES = [
+    "what-if-throughput",
+    "what-if-users",
+    "batching-output_throughput",
+    "batching-mean_ttft_ms",
+]
 LANGUAGES: list[Language] = ["en", "zh-TW"]
 Read = Callable[[str], "Page"]
 
@@ -204,8 +218,11 @@ def test_plan_intervals_are_drawn_where_the_file_gives_them(
 
 def test_a_refused_plan_lists_checks_findings(tmp_path: Path, read_page: Read) -> None:
     path = tmp_path / "refused.json"
-    doc = {"schema_version": 1, "error": "cannot-run",
-           "errors": [{"rule": "tp-heads", "title": "TP 3 does not divide 28 heads"}]}  # fmt: skip
+    doc = {
+        "schema_version": 1,
+        "error": "cannot-run",
+        "errors": [{"rule": "tp-heads", "title": "TP 3 does not divide 28 heads"}],
+    }
     path.write_text(json.dumps(doc), encoding="utf-8")
     text, page = _page(read_page, ReportRequest(paths=(path,)))
     assert page.sections == ["plan"] and page.figures == []

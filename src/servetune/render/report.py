@@ -72,7 +72,8 @@ h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.25em;margin-top:1.8em;
 nav ul{padding-left:1.2em}.made{color:#555;font-size:.9em}
 table{border-collapse:collapse;font-size:.9em;max-width:100%;margin:.5em 0}
 td,th{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}
-th{background:#f3f3f3;font-weight:600}td.num{text-align:right;white-space:nowrap}
+th{background:#f3f3f3;font-weight:600}
+td.num{text-align:right;white-space:nowrap;overflow-wrap:normal}
 th.group{background:#e8eef5;text-align:center}caption{font-weight:600;text-align:left;
  padding:.3em 0}
 pre,code{font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,monospace;font-size:.85em}
@@ -92,7 +93,7 @@ h4{font-size:.95em;margin:.8em 0 .3em}table.sources{font-size:.8em}
 .plots{display:flex;flex-wrap:wrap;gap:1em}.plot{width:520px;max-width:100%;height:auto}
 @media (max-width:520px){body{padding:.5em;font-size:15px}
  dl.about{grid-template-columns:1fr}dl.about dd{margin-bottom:.4em}
- table{font-size:.8em}td,th{padding:.2em .3em}td.num{white-space:normal}}
+ table{font-size:.75em}td,th{padding:.2em .25em}td.num{overflow-wrap:normal}}
 @page{size:A4;margin:14mm}
 @media print{body{max-width:none;padding:0;font-size:10pt}nav{display:none}
  h2{break-before:auto;break-after:avoid}h3{break-after:avoid}

@@ -144,7 +144,7 @@ def cdf_points(ordered: Sequence[float], scale: float = 1000.0) -> tuple[tuple[f
     n = len(ordered)
     if n == 0:
         return ()
-    step = max(1, n // CDF_POINTS)
+    step = max(1, -(-n // CDF_POINTS))  # ceiling: at most CDF_POINTS + 1 points
     ranks = [*range(0, n, step), n - 1]
     return tuple((ordered[i] * scale, (i + 1) / n) for i in dict.fromkeys(ranks))
 

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-WIDTH, HEIGHT = 640.0, 300.0
-LEFT, RIGHT, TOP, BOTTOM = 64.0, 16.0, 30.0, 46.0
+WIDTH, HEIGHT = 560.0, 290.0
+LEFT, RIGHT, TOP, BOTTOM = 62.0, 14.0, 30.0, 48.0
 # Colour-blind-safe (Okabe-Ito); index 0 is "before"/the first series, 1 "after"/the second.
 PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#7f7f7f")
 VERDICT_COLOURS = {
@@ -292,7 +292,8 @@ def forest(title: str, rows: Sequence[Interval], x_label: str) -> str:
         body.append(_text(left - 8, py + 4, row.label, "end", "rowlabel"))
         body += _whisker(replace(row, note=""), x, py)
         if row.note:
-            body.append(_text(WIDTH - RIGHT, py + 4, row.note, "end", "note"))
+            note = _text(WIDTH - RIGHT, py + 4, row.note, "end", "note")
+            body.append(note.replace("<text ", f'<text fill="{row.colour}" ', 1))
     body.append(_text((left + WIDTH - RIGHT - notes) / 2, height - 8, x_label, "middle", "label"))
     return _svg(title, body, height)
 
@@ -398,13 +399,13 @@ def timeline(
 
 STYLE = """
 figure.figure{margin:1em 0;break-inside:avoid;page-break-inside:avoid}
-figure.figure svg{display:block;width:100%;height:auto;max-width:760px;font-size:12px;
+figure.figure svg{display:block;width:100%;height:auto;max-width:720px;font-size:13px;
  font-family:inherit}
 figcaption{font-size:.85em;color:#555;margin-top:.2em}
 svg .grid{stroke:#e3e3e3;stroke-width:1}svg .zero{stroke:#444;stroke-width:1.2}
 svg .frame{fill:none;stroke:#bbb}svg .series{fill:none;stroke-width:1.8}
 svg .marker{stroke-dasharray:4 3;stroke-width:1.2}svg .span{fill-opacity:.16}
-svg .whisker{stroke-width:2}svg .tick{fill:#555;font-size:11px}svg .label{fill:#333}
-svg .legend{fill:#333}svg .mark{fill:#333;font-size:11px}svg .rowlabel{fill:#222}
-svg .note{fill:#555;font-size:11px}
+svg .whisker{stroke-width:2}svg .tick{fill:#555;font-size:12px}svg .label{fill:#333}
+svg .legend{fill:#333}svg .mark{fill:#333;font-size:12px}svg .rowlabel{fill:#222}
+svg .note{font-size:12px;font-weight:600}
 """
