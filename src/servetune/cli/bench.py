@@ -169,6 +169,12 @@ def _add_result(parser: argparse.ArgumentParser) -> None:
         "--result-filename", help="name of the result file (default: from label, rate and time)"
     )
     g.add_argument("--label", help="a name for this run, recorded and used in the file name")
+    g.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="also write the run's report page (offline HTML), as `servetune report`",
+    )
 
 
 def _workers(text: str) -> int:
@@ -250,6 +256,7 @@ class BenchArgs:
     result_filename: str | None
     output: OutputArgs
     language: Language
+    html: Path | None = None
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
@@ -270,6 +277,7 @@ class BenchArgs:
             result_filename=ns.result_filename,
             output=OutputArgs.from_namespace(ns),
             language=language_of(ns),
+            html=ns.html,
         )
 
     def result_path(self, default_name: str) -> Path:
@@ -339,6 +347,17 @@ def _save(path: Path, default_name: str, write: Callable[[Path], None]) -> None:
         ) from exc
 
 
+def _write_html(page: Path, result: Path, language: Language, streams: Streams | None) -> None:
+    """--html: the report page of the result just written (and, in text, a line saying where)."""
+    from servetune.cli.report import write_page
+    from servetune.render.report import ReportRequest
+    from servetune.texts import Voice
+
+    written = write_page(ReportRequest(paths=(result,)), page, language)
+    if streams is not None:
+        streams.stdout.write(Voice("report", language)("written", path=written) + "\n")
+
+
 def run(args: BenchArgs, streams: Streams) -> ExitCode:
     from servetune.measure import results
     from servetune.measure.client import run_event_loop
@@ -358,6 +377,8 @@ def run(args: BenchArgs, streams: Streams) -> ExitCode:
         streams.stdout.write(render.bench_text(doc, str(path), args.language))
     else:
         streams.stdout.write(json.dumps(results.summary_document(doc), indent=2) + "\n")
+    if args.html is not None:
+        _write_html(args.html, path, args.language, streams if text else None)
     if outcome.partial:
         return ExitCode.INTERRUPTED
     return ExitCode.FAILED if summary.completed == 0 else ExitCode.OK

@@ -23,6 +23,7 @@ class CompareArgs:
     metrics: tuple[str, ...] | None
     output: OutputArgs
     language: Language
+    html: Path | None = None
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
@@ -54,6 +55,12 @@ class CompareArgs:
             metavar="NAME",
             help="result-file keys to compare, e.g. p99_ttft_ms (default: the headline ones)",
         )
+        parser.add_argument(
+            "--html",
+            type=Path,
+            metavar="FILE",
+            help="also write the comparison's report page (offline HTML), as `servetune report`",
+        )
         OutputArgs.add_arguments(parser)
         add_language_argument(parser)
 
@@ -72,6 +79,7 @@ class CompareArgs:
             metrics=metrics,
             output=OutputArgs.from_namespace(ns),
             language=language_of(ns),
+            html=ns.html,
         )
 
 
@@ -85,6 +93,15 @@ def run(args: CompareArgs, streams: Streams) -> ExitCode:
         write_json(streams.stdout, result.to_json())
     else:
         streams.stdout.write(comparison_text(result, args.language))
+    if args.html is not None:
+        from servetune.cli.report import write_page
+        from servetune.render.report import ReportRequest
+        from servetune.texts import Voice
+
+        request = ReportRequest(before=args.before, after=args.after)
+        written = write_page(request, args.html, args.language)
+        if args.output.format != "json":
+            streams.stdout.write(Voice("report", args.language)("written", path=written) + "\n")
     return ExitCode.OK
 
 

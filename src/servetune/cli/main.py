@@ -25,6 +25,7 @@ from servetune.cli import (
     plan,
     postmortem,
     quality,
+    report,
     serve,
     tune,
     watch,
@@ -50,6 +51,7 @@ COMMANDS: tuple[Command[Any], ...] = (
     watch.COMMAND,
     postmortem.COMMAND,
     alerts.COMMAND,
+    report.COMMAND,
 )
 
 

@@ -171,10 +171,11 @@ def _header(result: TuneResult, say: Voice) -> list[str]:
     ]
 
 
-def page(result: TuneResult, language: Language = "en") -> str:
-    """The report's HTML."""
+def body(result: TuneResult, language: Language = "en") -> list[str]:
+    """The report's content, without the page around it (`servetune report` puts it in its own
+    page: one renderer of tune's report, not two)."""
     say = texts.Voice("tune", language)
-    body = [
+    return [
         *_header(result, say),
         _plots(result),
         f"<h2>{html.escape(say('summary.trials').rstrip(':：'))}</h2>",
@@ -182,10 +183,16 @@ def page(result: TuneResult, language: Language = "en") -> str:
         f"<h2>{html.escape(say('report.command'))}</h2>",
         _diff(result),
     ]
+
+
+def page(result: TuneResult, language: Language = "en") -> str:
+    """The report's HTML."""
+    say = texts.Voice("tune", language)
     lang = "zh-Hant-TW" if language == "zh-TW" else "en"
     title = html.escape(say("report.title"))
     head = f'<head><meta charset="utf-8"><title>{title}</title><style>{_CSS}</style></head>'
-    return f'<!DOCTYPE html><html lang="{lang}">{head}<body>{"".join(body)}</body></html>\n'
+    content = "".join(body(result, language))
+    return f'<!DOCTYPE html><html lang="{lang}">{head}<body>{content}</body></html>\n'
 
 
 def write(result: TuneResult, language: Language = "en") -> Path:

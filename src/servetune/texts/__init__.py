@@ -44,7 +44,17 @@ LANGUAGES: tuple[Language, ...] = get_args(Language)
 SUFFIXES: dict[Language, str] = {"en": "en", "zh-TW": "zh_tw"}
 
 Area = Literal[
-    "review", "explain", "bench", "quality", "doctor", "tune", "judge", "plan", "serve", "monitor"
+    "review",
+    "explain",
+    "bench",
+    "quality",
+    "doctor",
+    "tune",
+    "judge",
+    "plan",
+    "serve",
+    "monitor",
+    "report",
 ]
 AREAS: tuple[Area, ...] = get_args(Area)
 
