@@ -145,19 +145,16 @@ class ServetuneError(Exception):
     @property
     def fields(self) -> tuple[str, ...]:
         """The config fields the message and hint name."""
-        said = [
-            part.fields for part in self._parts if part is not None and not isinstance(part, str)
-        ]
-        return tuple(dict.fromkeys(field for fields in said for field in fields))
+        texts = [part for part in self._parts if part is not None and not isinstance(part, str)]
+        return tuple(dict.fromkeys(field for text in texts for field in text.fields))
 
     def worded(self, name: Callable[[str], str], language: str = "en") -> tuple[str, str | None]:
         """The message and hint in `language`, each field said as `name(field)`: the CLI passes
         the flag of each field, so the user reads `--workers`, where a library caller reads
         `workers`."""
         message, hint = self._parts
-        return _worded(message, name, language), None if hint is None else _worded(
-            hint, name, language
-        )
+        hint_worded = None if hint is None else _worded(hint, name, language)
+        return _worded(message, name, language), hint_worded
 
 
 class UsageError(ServetuneError):
