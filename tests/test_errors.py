@@ -1,5 +1,6 @@
 """The exception tree in `servetune.errors`: the drawing in its docstring is the code's, exit
-codes included; `ExitCode`'s two names for status 1; errors that name config fields."""
+codes included; `ExitCode`'s two names for status 1; errors that name config fields; errors
+that say a text of `texts/` (English for a library caller, any language at the CLI)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,16 @@ import pytest
 
 from servetune import errors
 from servetune.cli.options import flag_of, in_flags
-from servetune.errors import ExitCode, MissingExtra, ServerUnreachable, ServetuneError, UsageError
+from servetune.errors import (
+    ExitCode,
+    HardwareError,
+    MissingExtra,
+    ServerUnreachable,
+    ServetuneError,
+    UsageError,
+)
+from servetune.review.hardware import parse_gpus
+from servetune.texts import ErrorText
 
 # One line of the drawing: the tree's branches, a name, dots, the exit status.
 _LINE = re.compile(r"^(?P<indent>[ │├└─]*)(?P<name>[A-Z]\w+) \.*\s*(?P<code>\d+)\b")
@@ -103,8 +113,75 @@ def test_a_field_s_flag() -> None:
 
 
 def test_missing_extra_says_which_extra_and_how_to_install_it() -> None:
-    error = MissingExtra("ray", "tune --executor ray")
+    error = MissingExtra("ray", ErrorText("feature.tune-ray"))
     assert error.message == "tune --executor ray needs the optional extra 'ray'"
     assert error.hint == "pip install 'servetune[ray]'"
     assert (error.extra, error.feature, error.exit_code) == ("ray", "tune --executor ray", 2)
     assert not isinstance(error, UsageError)  # nothing the user typed is wrong
+
+
+def test_an_error_from_a_text_is_english_for_a_library_caller() -> None:
+    with pytest.raises(HardwareError) as caught:
+        parse_gpus("0")
+    error = caught.value
+    assert (error.message, error.hint) == ("--gpus must be at least 1", "e.g. --gpus 2xA100-80GB")
+    assert str(error) == "--gpus must be at least 1 (e.g. --gpus 2xA100-80GB)"
+    assert error.key == "gpus.count-min"  # the text it says, for the CLI to say in any language
+    assert error.worded(flag_of, "zh-TW") == ("--gpus 至少要是 1", "例如 --gpus 2xA100-80GB")
+
+
+def test_a_text_s_open_slots_are_fields_said_as_flags_at_the_cli() -> None:
+    error = UsageError(ErrorText("bench.workers-over-slots", cap=2, count=3))
+    assert (error.message, error.fields) == (
+        "max_concurrency 2 is below workers 3",
+        ("max_concurrency", "workers"),
+    )
+    assert error.hint == "each worker needs at least one concurrency slot: use fewer workers"
+    assert in_flags(error) == (
+        "--max-concurrency 2 is below --workers 3",
+        "each worker needs at least one concurrency slot: use fewer workers",
+    )
+    assert in_flags(error, "zh-TW") == (
+        "--max-concurrency 2 小於 --workers 3",
+        "每個 worker 至少需要一個並行名額：請減少 worker 數量",
+    )
+
+
+def test_a_text_in_the_facts_is_said_in_the_same_language() -> None:
+    where = ErrorText("quality.line", source="q.jsonl", number=3)
+    error = UsageError(
+        ErrorText("quality.not-object", where=where), ErrorText("hint.question-line")
+    )
+    assert (error.message, error.hint) == (
+        "q.jsonl, line 3 is not a JSON object",
+        'expected {"prompt": ..., "answer": ...}',
+    )
+    assert error.worded(flag_of, "zh-TW") == (
+        "q.jsonl 第 3 行 不是 JSON 物件",
+        '應為 {"prompt": ..., "answer": ...}',
+    )
+
+
+def test_a_given_hint_replaces_the_text_s_own_and_plain_text_stays_plain() -> None:
+    own = UsageError(ErrorText("compare.unknown-metric", name="p99", names="a, b"))
+    assert own.hint == "metrics: a, b"
+    given = UsageError(
+        ErrorText("compare.unknown-metric", name="p99", names="a, b"),
+        ErrorText("hint.did-you-mean", guess="p99_ttft_ms"),
+    )
+    assert given.hint == "did you mean p99_ttft_ms?"
+    plain = UsageError("as written", "no text")
+    assert (plain.key, plain.wording, plain.worded(flag_of, "zh-TW")) == (
+        None,
+        None,
+        ("as written", "no text"),
+    )
+
+
+def test_missing_extra_in_chinese_says_the_feature_in_chinese_too() -> None:
+    error = MissingExtra("report", ErrorText("feature.plan-plot"))
+    assert error.message == "plan's --plot needs the optional extra 'report'"
+    assert error.worded(flag_of, "zh-TW") == (
+        "plan 的 --plot 需要選用套件 'report'",
+        "請執行 pip install 'servetune[report]'",
+    )

@@ -17,10 +17,17 @@ The tree, with the exit status each error ends a command with:
 
     KeyboardInterrupt ...... 130  Ctrl-C, at the same boundary (`ExitCode.INTERRUPTED`)
 
-The library names a config's fields, not the CLI's flags: an error about fields is built with
-`with_fields` (`UsageError.with_fields("{workers} must be at least 1")`), so its message reads
-"workers must be at least 1" to a library caller, and the CLI says it as
-"--workers must be at least 1" (`worded`, with the flag of each field).
+What an error says is a text of `servetune.texts` (area `errors`), given as a
+`texts.ErrorText`, its key and its facts: `raise UsageError(ErrorText("bench.workers-min"))`.
+Its `message` and `hint` are English, for library callers and logs; the error keeps the text
+(`wording`, `key`), so the CLI says it in the language of the command (`worded`). The table's
+`<key>.hint` is the hint unless the raise gives one.
+
+The library names a config's fields, not the CLI's flags: a slot no fact fills names a field
+(`"{workers} must be at least 1"`), so the message reads "workers must be at least 1" to a
+library caller, and the CLI says it as "--workers must be at least 1" (`worded`, with the flag
+of each field). `with_fields` does the same for an English template written in place (a message
+not yet moved into `texts/`).
 
 Exit status 1 is never an error: it is a command's verdict, returned by its handler
 (`ExitCode.FINDINGS` for check/explain, `ExitCode.FAILED` for the others).
@@ -35,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from string import Formatter
-from typing import ClassVar, Self
+from typing import ClassVar, Protocol, Self
 
 
 class ExitCode(int):
@@ -73,49 +80,81 @@ ExitCode.USAGE = ExitCode(2, "USAGE")  # bad usage or input to fix before the co
 ExitCode.INTERRUPTED = ExitCode(130, "INTERRUPTED")  # Ctrl-C (128 + SIGINT, as shells report)
 
 
+class Wording(Protocol):
+    """A sentence an error says, in any language: what `servetune.texts.ErrorText` is, seen
+    from here (this module imports nothing of `texts`, so every layer can raise its errors)."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def fields(self) -> tuple[str, ...]: ...
+
+    def text(self, language: str = "en", name: Callable[[str], str] = ..., /) -> str: ...
+
+    def hint(self) -> Wording | None: ...
+
+    def other(self, key: str, /, **facts: object) -> Wording: ...
+
+
 class ServetuneError(Exception):
     """Root of every error servetune raises on purpose.
 
-    `message` says what went wrong; `hint` says what to do next. The CLI prints both and exits
-    with the error type's `exit_code`; library users can catch this one class.
+    `message` says what went wrong; `hint` says what to do next, both in English. The CLI
+    prints both (`worded`, in the command's language) and exits with the error type's
+    `exit_code`; library users can catch this one class.
     """
 
     exit_code: ClassVar[ExitCode] = ExitCode.USAGE
-    # Set by `with_fields`: the message and hint with `{field}` slots, and the other slots' facts.
-    _template: tuple[str, str | None, Mapping[str, object]] | None = None
 
-    def __init__(self, message: str, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
+    def __init__(self, message: str | Wording, hint: str | Wording | None = None) -> None:
+        if hint is None and not isinstance(message, str):
+            hint = message.hint()
+        self._parts = (message, hint)
+        self.message, self.hint = self.worded(_as_is)
+        super().__init__(self.message)
 
     def __str__(self) -> str:
         return self.message if self.hint is None else f"{self.message} ({self.hint})"
+
+    def text(self, language: str = "en") -> str:
+        """The message in `language`, fields named as fields: how a result that quotes this
+        error says it (`Sentence("config.unreadable", error=exc)`: English in JSON, the user's
+        language in a terminal view)."""
+        return self.worded(_as_is, language)[0]
 
     @classmethod
     def with_fields(cls, template: str, hint: str | None = None, **facts: object) -> Self:
         """An error about a config's fields, named as `{field}` slots in `template` and `hint`;
         the other slots are filled from `facts`: `with_fields("{workers} must be at least 1")`,
-        `with_fields("{max_concurrency} {cap} is below {workers} {n}", cap=2, n=3)`. Its
-        message names the fields as a library caller spells them; see `worded`."""
-        error = cls(*_say(template, hint, facts, lambda field: field))
-        error._template = (template, hint, facts)
-        return error
+        `with_fields("{max_concurrency} {cap} is below {workers} {n}", cap=2, n=3)`. English
+        only: a message in `texts/` is raised as an `ErrorText`, which takes fields the same way."""
+        return cls(_Template(template, facts), None if hint is None else _Template(hint, facts))
+
+    @property
+    def wording(self) -> Wording | None:
+        """The message as a sentence of `texts/` (None for a message given as plain text)."""
+        message = self._parts[0]
+        return None if isinstance(message, str) else message
+
+    @property
+    def key(self) -> str | None:
+        """The text key of the message (`bench.workers-min`), or None for plain text."""
+        return None if self.wording is None else self.wording.key or None
 
     @property
     def fields(self) -> tuple[str, ...]:
-        """The config fields the message and hint name (none unless built `with_fields`)."""
-        if self._template is None:
-            return ()
-        template, hint, facts = self._template
-        return _fields((template, hint or ""), facts)
+        """The config fields the message and hint name."""
+        texts = [part for part in self._parts if part is not None and not isinstance(part, str)]
+        return tuple(dict.fromkeys(field for text in texts for field in text.fields))
 
-    def worded(self, name: Callable[[str], str]) -> tuple[str, str | None]:
-        """The message and hint with each field said as `name(field)`: the CLI passes the flag
-        of each field, so the user reads `--workers`, where a library caller reads `workers`."""
-        if self._template is None:
-            return self.message, self.hint
-        return _say(*self._template, name)
+    def worded(self, name: Callable[[str], str], language: str = "en") -> tuple[str, str | None]:
+        """The message and hint in `language`, each field said as `name(field)`: the CLI passes
+        the flag of each field, so the user reads `--workers`, where a library caller reads
+        `workers`."""
+        message, hint = self._parts
+        hint_worded = None if hint is None else _worded(hint, name, language)
+        return _worded(message, name, language), hint_worded
 
 
 class UsageError(ServetuneError):
@@ -147,31 +186,50 @@ class NoMetrics(ServetuneError):
 class MissingExtra(ServetuneError):
     """A feature needs an optional extra (`pip install 'servetune[EXTRA]'`) that is missing.
 
-    `MissingExtra("ray", "tune --executor ray")`: "tune --executor ray needs the optional
-    extra 'ray'", hint "pip install 'servetune[ray]'".
+    `MissingExtra("ray", ErrorText("feature.tune-ray"))`: "tune --executor ray needs the
+    optional extra 'ray'", hint "pip install 'servetune[ray]'" (the texts `missing-extra` and
+    its hint, the feature said in the same language).
     """
 
     exit_code: ClassVar[ExitCode] = ExitCode.USAGE
 
-    def __init__(self, extra: str, feature: str) -> None:
-        super().__init__(
-            f"{feature} needs the optional extra '{extra}'", f"pip install 'servetune[{extra}]'"
-        )
+    def __init__(self, extra: str, feature: Wording) -> None:
+        super().__init__(feature.other("missing-extra", extra=extra, feature=feature))
         self.extra = extra
-        self.feature = feature
+        self.feature = feature.text()
 
 
-def _fields(texts: tuple[str, ...], facts: Mapping[str, object]) -> tuple[str, ...]:
-    slots = (slot for text in texts for _, slot, _, _ in Formatter().parse(text) if slot)
-    return tuple(dict.fromkeys(slot for slot in slots if slot not in facts))
+def _as_is(field: str) -> str:
+    return field
 
 
-def _say(
-    template: str, hint: str | None, facts: Mapping[str, object], name: Callable[[str], str]
-) -> tuple[str, str | None]:
-    names = {field: name(field) for field in _fields((template, hint or ""), facts)}
-    values = {**names, **facts}
-    return template.format_map(values), None if hint is None else hint.format_map(values)
+def _worded(part: str | Wording, name: Callable[[str], str], language: str) -> str:
+    return part if isinstance(part, str) else part.text(language, name)
+
+
+class _Template:
+    """An English template written in place (`with_fields`): the `Wording` of a message that
+    has no text in `texts/` yet."""
+
+    key = ""
+
+    def __init__(self, template: str, facts: Mapping[str, object]) -> None:
+        self.template = template
+        self.facts = facts
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        slots = (slot for _, slot, _, _ in Formatter().parse(self.template) if slot)
+        return tuple(dict.fromkeys(slot for slot in slots if slot not in self.facts))
+
+    def text(self, _language: str = "en", name: Callable[[str], str] = _as_is, /) -> str:
+        return self.template.format_map({**{f: name(f) for f in self.fields}, **self.facts})
+
+    def hint(self) -> None:
+        return None
+
+    def other(self, key: str, /, **_facts: object) -> Wording:
+        raise KeyError(f"an English template has no other texts ({key!r})")
 
 
 class NotAVllmLog(UsageError):

@@ -297,11 +297,16 @@ def test_quoted_warnings_knobs_and_errors_in_zh_tw(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     bad = accept(_report(), before=[empty], after=[empty], probe=_never).checks[3]
-    assert bad.evidence_in("zh-TW") == f"測試結果無法使用：{bad.evidence}"  # the error as it is
+    # the error said in the same language as the evidence that quotes it (English in JSON)
+    assert bad.evidence.endswith(f"{empty}: no *.json files in this folder")
+    assert bad.evidence_in("zh-TW") == f"測試結果無法使用：{empty}：這個資料夾裡沒有 *.json 檔案"
     bogus = tmp_path / "bench.json"
     bogus.write_text('{"completed": 3}', encoding="utf-8")
     quality = accept(_report(), probe=_never, quality=bogus).checks[-1]
-    assert quality.evidence_in("zh-TW") == f"品質結果無法使用：{quality.evidence}"
+    assert quality.evidence.endswith(f"{bogus} is not a servetune quality result (no verdict)")
+    assert quality.evidence_in("zh-TW") == (
+        f"品質結果無法使用：{bogus} 不是 servetune 的品質檢查結果（沒有 verdict）"
+    )
 
 
 @pytest.mark.parametrize(

@@ -31,6 +31,7 @@ from servetune.cli.options import (
 )
 from servetune.cli.watch import CapsArgs, add_caps_arguments
 from servetune.errors import ServetuneError, UsageError
+from servetune.texts import ErrorText
 
 if TYPE_CHECKING:
     from servetune.monitor.alerts import Ruleset
@@ -133,7 +134,7 @@ def _lint(args: AlertsArgs, streams: Streams) -> ExitCode:
     from servetune.render.monitor import lint_text
 
     path = args.path
-    text = read_file(path, "give a Prometheus rule file, a PrometheusRule or a Grafana dashboard")
+    text = read_file(path, ErrorText("hint.alert-rules"))
     report = lint(text, str(path), args.caps.vllm_version)
     if args.format.format == "json":
         write_json(streams.stdout, report.to_json())

@@ -35,6 +35,7 @@ from servetune.cli.options import (
     ratio,
 )
 from servetune.errors import UsageError
+from servetune.texts import ErrorText
 
 if TYPE_CHECKING:  # only for annotations: the CLI imports the heavy modules lazily
     from servetune.measure.bench import BenchConfig, BenchRun, Progress
@@ -196,14 +197,11 @@ def _checked_gpus(spec: str | None) -> str | None:
 
 def _check_workload(ns: argparse.Namespace) -> None:
     if ns.dataset_name != "random" and ns.dataset_path is None:
-        raise UsageError(f"--dataset-name {ns.dataset_name} needs --dataset-path")
+        raise UsageError(ErrorText("bench.dataset-path", name=ns.dataset_name))
     if ns.dataset_path is not None and not ns.dataset_path.is_file():
-        raise UsageError(f"no such file: {ns.dataset_path}", "check --dataset-path")
+        raise UsageError(ErrorText("bench.no-such-file", path=ns.dataset_path))
     if ns.duration is not None and math.isinf(ns.request_rate) and not ns.max_concurrency:
-        raise UsageError(
-            "--duration needs a --request-rate or a --max-concurrency",
-            "otherwise requests would be sent without limit",
-        )
+        raise UsageError(ErrorText("bench.duration"))
 
 
 def build_config(ns: argparse.Namespace) -> BenchConfig:
@@ -341,9 +339,9 @@ def _save(path: Path, default_name: str, write: Callable[[Path], None]) -> None:
     except OSError as exc:
         rescue = Path(tempfile.gettempdir()) / default_name
         write(rescue)
+        reason = exc.strerror or exc
         raise UsageError(
-            f"cannot write {path}: {exc.strerror or exc}; the result was saved to {rescue}",
-            "check --output / --result-dir",
+            ErrorText("bench.cannot-save", path=path, reason=reason, rescue=rescue)
         ) from exc
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, Self, TextIO, TypeVar
 
 from servetune.errors import ExitCode, UsageError
+from servetune.texts import ErrorText
 
 __all__ = ["Command", "ExitCode", "Options", "Parser", "Streams"]
 
@@ -16,7 +17,7 @@ class Parser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so the one error boundary handles it."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(message, f"see `{self.prog} --help`")
+        raise UsageError(ErrorText("cli.usage", message=message, prog=self.prog))
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,5 @@ class Command(Generic[OptionsT]):
 
     def invoke(self, ns: argparse.Namespace, streams: Streams) -> ExitCode:
         if ns.serve_command and not self.takes_serve_command:
-            raise UsageError(
-                f"{self.name} takes no command after `--`", f"see `servetune {self.name} --help`"
-            )
+            raise UsageError(ErrorText("cli.no-serve-command", name=self.name))
         return self.run(self.options.from_namespace(ns), streams)

@@ -13,7 +13,7 @@ from typing import Self
 from servetune.cli.command import Command, ExitCode, Streams
 from servetune.cli.options import OutputArgs, add_language_argument, language_of, write_json
 from servetune.errors import UsageError
-from servetune.texts import Language
+from servetune.texts import ErrorText, Language
 
 
 @dataclass(frozen=True)
@@ -69,9 +69,7 @@ class CompareArgs:
         before = tuple(p for p in [ns.before, *(ns.before_more or [])] if p is not None)
         after = tuple(p for p in [ns.after, *(ns.after_more or [])] if p is not None)
         if not before or not after:
-            raise UsageError(
-                "compare needs a BEFORE and an AFTER", "servetune compare OLD.json NEW.json"
-            )
+            raise UsageError(ErrorText("compare.two-sides"))
         metrics = tuple(ns.metric) if ns.metric else None
         return cls(
             before=before,

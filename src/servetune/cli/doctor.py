@@ -19,6 +19,7 @@ from servetune.cli.options import (
     read_file,
     write_json,
 )
+from servetune.texts import ErrorText
 
 if TYPE_CHECKING:
     from servetune.texts import Language
@@ -47,7 +48,7 @@ def run(args: DoctorArgs, streams: Streams) -> ExitCode:
     from servetune.launch.doctor import diagnose
     from servetune.render.doctor import doctor_text
 
-    text = read_file(args.logfile, "give a vLLM log file", lenient=True)
+    text = read_file(args.logfile, ErrorText("hint.vllm-log"), lenient=True)
     report = diagnose(text)
     if args.output.format == "json":
         write_json(streams.stdout, report.to_json())

@@ -2,8 +2,9 @@
 
 Every command's handler returns an `ExitCode`; every error servetune raises on purpose is a
 `ServetuneError` that carries its own exit code and is printed here as `error: ...` and
-`hint: ...` on stderr, never as a traceback (unless --debug). The library's errors name config
-fields; here they are said as the flags that set them (`cli.options.in_flags`).
+`hint: ...` on stderr, never as a traceback (unless --debug), in the language of the command
+(its `--lang`, else the locale's); the prefixes stay ASCII for scripts. The library's errors name
+config fields; here they are said as the flags that set them (`cli.options.in_flags`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from servetune import __version__
+from servetune import __version__, texts
 from servetune.cli import (
     accept,
     alerts,
@@ -31,7 +32,7 @@ from servetune.cli import (
     watch,
 )
 from servetune.cli.command import Command, Parser, Streams
-from servetune.cli.options import default_language, in_flags
+from servetune.cli.options import default_language, in_flags, language_in
 from servetune.errors import ExitCode, ServetuneError
 
 __all__ = ["COMMANDS", "build_parser", "default_language", "main"]
@@ -89,13 +90,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ServetuneError as exc:
         if "--debug" in _split(args)[0]:
             raise
-        message, hint = in_flags(exc)
+        message, hint = in_flags(exc, language_in(_split(args)[0]))
         print(f"error: {message}", file=sys.stderr)
         if hint:
             print(f"hint: {hint}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
+        interrupted = texts.format("errors", "interrupted", language_in(_split(args)[0]))
+        print(f"error: {interrupted}", file=sys.stderr)
         return ExitCode.INTERRUPTED
 
 

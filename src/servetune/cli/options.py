@@ -4,16 +4,18 @@ and the one map from the library's config fields to the flags that set them."""
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import locale
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Self, TextIO
 
 from servetune.errors import ServetuneError, UsageError
-from servetune.texts import LANGUAGES, Language
+from servetune.texts import LANGUAGES, ErrorText, Language
 
 if TYPE_CHECKING:  # only for annotations: the CLI imports the core lazily (fast startup)
     from servetune.review.check import CheckOptions, Report
@@ -95,9 +97,8 @@ def parse_slo(items: list[str] | None, option: str, keys: tuple[str, ...]) -> di
         except ValueError:
             number = math.nan
         if not sep or key not in keys or not 0 < number < math.inf:
-            raise UsageError(
-                f"bad {option} item {item!r}", f"use KEY:MS with KEY one of {', '.join(keys)}"
-            )
+            said = ErrorText("cli.bad-slo", option=option, item=item, keys=", ".join(keys))
+            raise UsageError(said)
         slo[key] = number
     return slo
 
@@ -112,10 +113,11 @@ def flag_of(field: str) -> str:
     return _FLAG_OF_FIELD.get(field, "--" + field.replace("_", "-"))
 
 
-def in_flags(error: ServetuneError) -> tuple[str, str | None]:
-    """An error's message and hint as the CLI says them: the library names a config's fields
-    (`workers must be at least 1`), the user reads the flags (`--workers must be at least 1`)."""
-    return error.worded(flag_of)
+def in_flags(error: ServetuneError, language: Language = "en") -> tuple[str, str | None]:
+    """An error's message and hint as the CLI says them, in `language`: the library names a
+    config's fields (`workers must be at least 1`), the user reads the flags
+    (`--workers must be at least 1`)."""
+    return error.worded(flag_of, language)
 
 
 def write_json(stream: TextIO, doc: object) -> None:
@@ -152,6 +154,21 @@ def add_language_argument(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="en or zh-TW (default: from $SERVETUNE_LANG or the locale)",
     )
+
+
+def language_in(words: Sequence[str]) -> Language:
+    """The language of a command line as written, parsed or not (an error can come from the
+    parsing itself): the last `--lang` in it when that names a language, else the locale's."""
+    value = None
+    for word, following in itertools.pairwise([*words, ""]):
+        if word == "--lang":
+            value = following
+        elif word.startswith("--lang="):
+            value = word.removeprefix("--lang=")
+    for lang in LANGUAGES:
+        if value is not None and value.lower() == lang.lower():
+            return lang
+    return default_language()
 
 
 def language_of(ns: argparse.Namespace) -> Language:
@@ -225,13 +242,13 @@ class ReviewArgs:
         )
 
 
-def read_file(path: Path, hint: str, *, lenient: bool = False) -> str:
+def read_file(path: Path, hint: ErrorText, *, lenient: bool = False) -> str:
     """A file the user named, as text; `lenient` replaces undecodable bytes (logs)."""
     try:
         return path.read_text(encoding="utf-8", errors="replace" if lenient else "strict")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise UsageError(f"cannot read {path}: {reason}", hint) from exc
+        raise UsageError(ErrorText("cannot-read", path=path, reason=reason), hint) from exc
 
 
 def review(args: ReviewArgs, stdin: TextIO) -> Report:
@@ -241,18 +258,15 @@ def review(args: ReviewArgs, stdin: TextIO) -> Report:
     options = args.check_options()
     if args.file is not None:
         if args.command:
-            raise UsageError("give the command either after `--` or with --file, not both")
+            raise UsageError(ErrorText("cli.command-twice"))
         text = (
             stdin.read()
             if args.file == "-"
-            else read_file(Path(args.file), "check the path given to --file")
+            else read_file(Path(args.file), ErrorText("hint.file-path"))
         )
         return check_text(text, options)
     if not args.command:
-        raise UsageError(
-            "no command to review",
-            "put it after `--`: servetune check --gpus 1xL4 -- vllm serve MODEL ...",
-        )
+        raise UsageError(ErrorText("check.no-command"))
     if len(args.command) == 1 and " " in args.command[0]:
         return check_text(args.command[0], options)  # the whole command passed as one word
     return check_argv(list(args.command), options)

@@ -23,6 +23,7 @@ from servetune.cli.options import (
     write_json,
 )
 from servetune.errors import UsageError
+from servetune.texts import ErrorText
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -150,14 +151,9 @@ class PlanArgs:
         input_len = ns.input_len or ns.random_input_len
         output_len = ns.output_len or ns.random_output_len
         if input_len is None or output_len is None:
-            raise UsageError(
-                "plan needs the request lengths", "give --input-len N and --output-len N"
-            )
+            raise UsageError(ErrorText("plan.lengths"))
         if (ns.concurrency is None) == (ns.request_rate is None):
-            raise UsageError(
-                "give exactly one of --concurrency and --request-rate",
-                "--concurrency 50 for 50 users at once; --request-rate 4 for 4 requests/s",
-            )
+            raise UsageError(ErrorText("plan.load"))
         return cls(
             review=ReviewArgs.from_namespace(ns),
             input_len=input_len,

@@ -25,6 +25,7 @@ from servetune.cli.options import (
     write_json,
 )
 from servetune.cli.watch import CapsArgs, add_caps_arguments
+from servetune.texts import ErrorText
 
 if TYPE_CHECKING:
     from servetune.texts import Language
@@ -79,7 +80,7 @@ def run(args: PostmortemArgs, streams: Streams) -> ExitCode:
     from servetune.monitor import postmortem
     from servetune.render.monitor import postmortem_text, write_plot
 
-    hint = "give a vLLM log, a /metrics snapshot, a range-query export or a bench result"
+    hint = ErrorText("hint.postmortem-input")
     texts = [(path, read_file(path, hint, lenient=True)) for path in args.files]
     sources = [
         postmortem.read_source(path.name, text, path.stat().st_mtime) for path, text in texts

@@ -23,7 +23,7 @@ from servetune.cli.options import (
     write_json,
 )
 from servetune.errors import UsageError
-from servetune.texts import Language
+from servetune.texts import ErrorText, Language
 
 PASSING = ("no-detectable-loss", "better")
 
@@ -158,7 +158,7 @@ class QualityArgs:
         check_url(ns.before)
         check_url(ns.after)
         if ns.request_timeout <= 0:
-            raise UsageError("--request-timeout must be positive")
+            raise UsageError(ErrorText("quality.timeout"))
         return cls(
             before=ns.before,
             after=ns.after,
@@ -187,7 +187,8 @@ def _write_record(path: Path, doc: dict[str, object]) -> None:
     try:
         write_atomic(path, doc)
     except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc}", "choose another --output path") from exc
+        message = ErrorText("cannot-write", path=path, reason=exc)
+        raise UsageError(message, ErrorText("hint.output-path")) from exc
 
 
 def run(args: QualityArgs, streams: Streams) -> ExitCode:

@@ -18,6 +18,7 @@ from servetune.cli.command import Command, ExitCode, Streams
 from servetune.cli.options import (
     OutputArgs,
     add_language_argument,
+    in_flags,
     language_of,
     parse_slo,
     positive_float,
@@ -27,7 +28,7 @@ from servetune.cli.options import (
     write_json,
 )
 from servetune.errors import UsageError
-from servetune.texts import Language
+from servetune.texts import ErrorText, Language
 
 if TYPE_CHECKING:
     from servetune.tune.search import TuneConfig
@@ -175,11 +176,11 @@ class TuneArgs:
         if ns.gpus is not None:
             parse_gpus(ns.gpus)  # a bad spec is a usage error now, not a failed trial later
         if ns.slo_percentile >= 100:
-            raise UsageError("--slo-percentile must be below 100", "for example 99 or 95")
+            raise UsageError(ErrorText("tune.slo-percentile"))
         if ns.dataset_name != "random" and (
             ns.dataset_path is None or not ns.dataset_path.is_file()
         ):
-            raise UsageError(f"--dataset-name {ns.dataset_name} needs an existing --dataset-path")
+            raise UsageError(ErrorText("tune.dataset-path", name=ns.dataset_name))
         workload = WorkloadSpec(
             dataset_name=ns.dataset_name,
             dataset_path=ns.dataset_path,
@@ -216,13 +217,12 @@ def _command_words(ns: argparse.Namespace) -> tuple[str, ...]:
     words = list(ns.serve_command or [])
     if ns.file is not None:
         if words:
-            raise UsageError("give the command either after `--` or with --file, not both")
-        hint = "check the path given to --file"
+            raise UsageError(ErrorText("cli.command-twice"))
+        hint = ErrorText("hint.file-path")
         text = sys.stdin.read() if ns.file == "-" else read_file(Path(ns.file), hint)
         return tuple(tokens_from_text(text))
     if not words:
-        hint = "put it after `--`: servetune tune ... -- vllm serve MODEL ..."
-        raise UsageError("no command to tune", hint)
+        raise UsageError(ErrorText("tune.no-command"))
     if len(words) == 1 and " " in words[0]:
         return tuple(tokens_from_text(words[0]))  # the whole command passed as one word
     return tuple(words)
@@ -263,7 +263,8 @@ def run(args: TuneArgs, streams: Streams) -> ExitCode:
     try:
         tune_report.write(result, args.language)
     except MissingExtra as exc:
-        streams.stderr.write(f"warning: {exc.message}\nhint: {exc.hint}\n")
+        message, hint = in_flags(exc, args.language)
+        streams.stderr.write(f"warning: {message}\nhint: {hint}\n")
     if args.output.format == "json":
         write_json(streams.stdout, doc)
     else:

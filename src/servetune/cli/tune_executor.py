@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Self
 
 from servetune.errors import UsageError
+from servetune.texts import ErrorText
 
 if TYPE_CHECKING:
     from servetune.tune.search import TuneConfig, TuneResult
@@ -77,13 +78,13 @@ class ExecutorArgs:
     def check(self) -> None:
         if self.executor == "ray":
             return
-        hint = "add --executor ray to place trials side by side"
+        hint = ErrorText("hint.executor-ray")
         if self.ray_address is not None:
-            raise UsageError("--ray-address needs --executor ray", hint)
+            raise UsageError(ErrorText("tune.ray-address"), hint)
         if self.parallel is not None and self.parallel > 1:
-            raise UsageError("--parallel needs --executor ray: here trials run one at a time", hint)
+            raise UsageError(ErrorText("tune.parallel"), hint)
         if self.interference_check:
-            raise UsageError("--interference-check needs --executor ray", hint)
+            raise UsageError(ErrorText("tune.interference-check"), hint)
 
 
 def _gpu_count(gpus: str | None) -> int | None:

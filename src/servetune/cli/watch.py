@@ -26,6 +26,7 @@ from servetune.cli.options import (
     read_file,
 )
 from servetune.errors import UsageError
+from servetune.texts import ErrorText
 
 if TYPE_CHECKING:
     from servetune.monitor.caps import Caps
@@ -64,7 +65,7 @@ class CapsArgs:
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> Self:
         if ns.command_text and ns.file:
-            raise UsageError("give the command with --serve-command or --file, not both")
+            raise UsageError(ErrorText("watch.command-twice"))
         return cls(ns.command_text, ns.file, ns.gpus, ns.vllm_version, getattr(ns, "log", None))
 
     def caps(self, extra_logs: tuple[str, ...] = ()) -> Caps:
@@ -72,7 +73,7 @@ class CapsArgs:
 
         text = self.serve_command
         if self.file is not None:
-            text = read_file(self.file, "check the path given to --file")
+            text = read_file(self.file, ErrorText("hint.file-path"))
         config_dir = self.file.resolve().parent if self.file else None
         command = (
             caps.from_command(
@@ -81,7 +82,7 @@ class CapsArgs:
             if text
             else None
         )
-        logs = [read_file(self.log, "give the server's log", lenient=True)] if self.log else []
+        logs = [read_file(self.log, ErrorText("hint.server-log"), lenient=True)] if self.log else []
         started = [caps.from_log(t) for t in [*logs, *extra_logs]]
         found = next((c for c in started if c.source != "none"), started[0] if started else None)
         return caps.joined(command, found)

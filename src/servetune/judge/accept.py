@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 
 from servetune.errors import UsageError
 from servetune.judge.sentence import Joined, Sentence
-from servetune.texts import LANGUAGES, Language
+from servetune.texts import LANGUAGES, ErrorText, Language, Sayable
 
 if TYPE_CHECKING:
     from servetune.judge.compare import Comparison
@@ -105,7 +105,7 @@ def _check(check_id: str, status: CheckStatus, evidence: Sentence | None) -> Che
     return Check(check_id, NAMES[check_id], status, evidence)
 
 
-def _said(key: str, **facts: str | int | float | Sentence | Joined | Quoted) -> Sentence:
+def _said(key: str, **facts: str | int | float | Sayable) -> Sentence:
     return Sentence(f"evidence.{key}", **facts)
 
 
@@ -154,8 +154,9 @@ def _read_log(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
+        reason = exc.strerror or exc
         raise UsageError(
-            f"cannot read {path}: {exc.strerror or exc}", "give a vLLM log file"
+            ErrorText("cannot-read", path=path, reason=reason), ErrorText("hint.vllm-log")
         ) from exc
 
 
@@ -209,7 +210,7 @@ def _data(before: Sequence[Path], after: Sequence[Path]) -> tuple[Check, Check]:
     try:
         result = compare(load_side(before), load_side(after))
     except UsageError as exc:
-        unusable = _said("data.unusable", error=exc.message)
+        unusable = _said("data.unusable", error=exc)
         return _check("data", "fail", unusable), _check("one-knob", "unknown", None)
     # Numbers that exist but cannot be taken at face value pass, with the reason beside them.
     doubts = Joined(
@@ -228,7 +229,7 @@ def _quality(path: Path) -> Check:
     try:
         summary = read_summary(path)
     except UsageError as exc:
-        return _check("quality", "fail", _said("quality.unusable", error=exc.message))
+        return _check("quality", "fail", _said("quality.unusable", error=exc))
 
     def points(value: float | None) -> str | Sentence:
         return _said("quality.none") if value is None else f"{value:+.1f}"

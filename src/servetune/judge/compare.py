@@ -43,7 +43,7 @@ from servetune.measure import metrics as formulas
 from servetune.measure.results import CLIENT_LAG_LIMIT_S, unexpected_prefix_hits
 from servetune.review.hardware import Hardware, parse_gpus
 from servetune.review.settings import Settings, resolve
-from servetune.texts import Language
+from servetune.texts import ErrorText, Language
 from servetune.vllm.serve_command import ArgValue, ServeCommand, parse_text
 
 __all__ = ["Comparison", "compare", "load_side", "signed_pct"]
@@ -403,7 +403,7 @@ def _run_config(run: Run) -> _Config | Sentence:
         machine = parse_gpus(run.gpus) if run.gpus else None
         return _effective(parse_text(run.command, version=run.flag_table), machine)
     except UsageError as exc:  # CommandParseError, or a flag table servetune does not know
-        return Sentence("config.unreadable", error=exc.message)
+        return Sentence("config.unreadable", error=exc)
 
 
 def _diff(before: _Config, after: _Config) -> tuple[ConfigChange, ...]:
@@ -598,8 +598,10 @@ def _metric_names(requested: Sequence[str] | None, before: Side, after: Side) ->
     for name in requested:
         if name not in KNOWN_METRICS:
             close = suggest(name, KNOWN_METRICS)
-            hint = f"did you mean {close}?" if close else "metrics: " + ", ".join(HEADLINE)
-            raise UsageError(f"unknown metric {name!r}", hint)
+            message = ErrorText("compare.unknown-metric", name=name, names=", ".join(HEADLINE))
+            raise UsageError(
+                message, ErrorText("hint.did-you-mean", guess=close) if close else None
+            )
     return list(dict.fromkeys(requested))
 
 
@@ -628,7 +630,7 @@ def compare(
     ones). Each metric draws from its own generator seeded from `rng`, so asking for fewer
     metrics leaves the others' intervals as they were."""
     if not before.runs or not after.runs:
-        raise UsageError("each side needs at least one run", FILE_HINT)
+        raise UsageError(ErrorText("compare.empty-side"), FILE_HINT)
     names = _metric_names(metrics, before, after)
     base = (rng or random.Random(DEFAULT_SEED)).getrandbits(64)
     rows = tuple(_compare_metric(n, before, after, random.Random(f"{base}:{n}")) for n in names)

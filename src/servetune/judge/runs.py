@@ -22,6 +22,7 @@ from pathlib import Path
 from servetune.errors import UsageError
 from servetune.measure import metrics as formulas
 from servetune.measure.server_metrics import MetricsSummary
+from servetune.texts import ErrorText
 
 Json = Mapping[str, object]  # a JSON object as read from a file, before anything is checked
 
@@ -34,7 +35,7 @@ THROUGHPUTS = (
     "request_goodput",
 )
 KNOWN_METRICS = (*(f"{s}_{f}_ms" for f in FAMILIES for s in _STATS), *THROUGHPUTS)
-FILE_HINT = "give result files of `servetune bench` or `vllm bench serve --save-result`"
+FILE_HINT = ErrorText("hint.result-files")
 
 
 # --- what a side holds --------------------------------------------------------------------------
@@ -107,7 +108,7 @@ def load_side(paths: Sequence[Path]) -> Side:
     """Every run in `paths`: files, or folders (each `*.json` directly inside, by name)."""
     files = [f for p in paths for f in _files(Path(p))]
     if not files:
-        raise UsageError("no result files given", FILE_HINT)
+        raise UsageError(ErrorText("runs.none"), FILE_HINT)
     return Side(tuple(run for f in files for run in _load_file(f)))
 
 
@@ -117,10 +118,10 @@ def _files(path: Path) -> list[Path]:
         # is set: another format of the same run, so not a run of its own.
         found = sorted(p for p in path.glob("*.json") if not p.name.endswith(".pytorch.json"))
         if not found:
-            raise UsageError(f"{path}: no *.json files in this folder", FILE_HINT)
+            raise UsageError(ErrorText("runs.empty-folder", path=path), FILE_HINT)
         return found
     if not path.is_file():
-        raise UsageError(f"{path}: no such file or folder", FILE_HINT)
+        raise UsageError(ErrorText("runs.no-such", path=path), FILE_HINT)
     return [path]
 
 
@@ -128,7 +129,7 @@ def _load_file(path: Path) -> list[Run]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}", FILE_HINT) from exc
+        raise UsageError(ErrorText("cannot-read", path=path, reason=exc), FILE_HINT) from exc
     objects = _json_objects(text, path)
     if len(objects) == 1:
         return [_run(objects[0], str(path))]
@@ -144,12 +145,14 @@ def _json_objects(text: str, path: Path) -> list[object]:
         try:
             obj, pos = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
-            where = f"line {exc.lineno} column {exc.colno}"
-            raise UsageError(f"{path}: not JSON ({exc.msg}, {where})", FILE_HINT) from exc
+            said = ErrorText(
+                "runs.not-json", path=path, reason=exc.msg, line=exc.lineno, column=exc.colno
+            )
+            raise UsageError(said, FILE_HINT) from exc
         objects.append(obj)
         pos = len(text) - len(text[pos:].lstrip())
     if not objects:
-        raise UsageError(f"{path}: the file is empty", FILE_HINT)
+        raise UsageError(ErrorText("runs.empty-file", path=path), FILE_HINT)
     return objects
 
 
@@ -184,7 +187,7 @@ def _get(parent: Json | None, key: str) -> object:
 def _run(obj: object, source: str) -> Run:
     doc = _mapping(obj)
     if doc is None or "completed" not in doc or "duration" not in doc:
-        raise UsageError(f"{source}: not a bench result (no `completed` and `duration`)", FILE_HINT)
+        raise UsageError(ErrorText("runs.not-a-result", source=source), FILE_HINT)
     block = _object(doc, "servetune")
     samples = _samples(doc, block)
     command = _object(block, "server_command")

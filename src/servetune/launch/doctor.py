@@ -42,7 +42,7 @@ from servetune import texts
 from servetune.errors import NotAVllmLog
 from servetune.launch import diagnoses, flag_errors
 from servetune.launch.diagnoses import Hit
-from servetune.texts import Area, Language
+from servetune.texts import Area, ErrorText, Language
 from servetune.vllm import log as vllm_log
 from servetune.vllm.log import LogLine, Reported
 
@@ -307,12 +307,6 @@ def _judged_run(
     return status, scope, root, last
 
 
-_NOT_VLLM_HINT = (
-    "give doctor the vLLM server's own output, stdout and stderr: `docker logs CONTAINER`, "
-    "`kubectl logs POD`, or the file `vllm serve ... 2>&1 | tee vllm.log` wrote"
-)
-
-
 def _require_vllm(text: str, lines: Sequence[LogLine]) -> None:
     """Raise `NotAVllmLog` for a text with no line any vLLM release prints. An empty text is a
     log nothing was written to yet (a start that just began), not another program's."""
@@ -320,12 +314,7 @@ def _require_vllm(text: str, lines: Sequence[LogLine]) -> None:
         return
     if diagnoses.vllm_says([line.text for line in lines]):
         return
-    raise NotAVllmLog(
-        "this is not a vLLM log: none of its lines is one vLLM prints (its `INFO 05-01 12:00:00 "
-        "[file.py:1]` prefix, process tags such as `(APIServer pid=1)`, its files in a "
-        "traceback, its banner or its own messages)",
-        _NOT_VLLM_HINT,
-    )
+    raise NotAVllmLog(ErrorText("doctor.not-vllm"))
 
 
 def diagnose(text: str, *, vllm_output: bool = False) -> DoctorReport:

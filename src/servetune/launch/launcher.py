@@ -33,6 +33,7 @@ from typing import Literal, Self
 
 from servetune.errors import UsageError
 from servetune.launch import watchdog
+from servetune.texts import ErrorText
 from servetune.vllm import log as vllm_log
 from servetune.vllm.serve_command import ServeCommand
 
@@ -53,13 +54,10 @@ def find_vllm(explicit: str | None) -> str:
     """The vLLM executable: --vllm, else $SERVETUNE_VLLM, else `vllm` on PATH."""
     candidate = explicit or os.environ.get("SERVETUNE_VLLM") or shutil.which("vllm")
     if not candidate:
-        raise UsageError.with_fields(
-            "no vLLM executable found",
-            "pass {vllm} PATH, set SERVETUNE_VLLM, or put `vllm` on PATH",
-        )
+        raise UsageError(ErrorText("launch.no-vllm"))
     path = Path(candidate).expanduser()
     if not (path.is_file() and os.access(path, os.X_OK)):
-        raise UsageError(f"not an executable: {candidate}", "give the path to the `vllm` program")
+        raise UsageError(ErrorText("launch.not-executable", path=candidate))
     return str(path)
 
 
@@ -75,10 +73,7 @@ def server_address(command: ServeCommand) -> tuple[str, int]:
 def launch_argv(command: ServeCommand, vllm: str) -> list[str]:
     """The argv to run: `vllm serve` with the chosen executable; module forms as written."""
     if command.form == "docker":
-        raise UsageError(
-            "serve launches `vllm serve` commands, not docker",
-            "run the container yourself, then `servetune doctor` its log",
-        )
+        raise UsageError(ErrorText("launch.docker"))
     if command.form == "api-server":
         return [*command.prefix, *_arg_tokens(command)]
     return [vllm, "serve", *_arg_tokens(command)]

@@ -25,6 +25,7 @@ from servetune.measure import prepare, schedule, server_metrics
 from servetune.measure.client import ClientLimits, Endpoint, HttpClient, RequestFailed, json_body
 from servetune.measure.stream import MalformedStream, StreamFailed, StreamTally
 from servetune.measure.workload import Prompt, WorkloadSpec
+from servetune.texts import ErrorText
 
 if TYPE_CHECKING:  # workers builds on this module
     from servetune.measure.workers import WorkerPool
@@ -406,14 +407,10 @@ async def run_bench(
     is marked partial); `clock` is injectable for tests (with `workers` > 1 the processes share
     `time.perf_counter`)."""
     if config.workers < 1:
-        raise UsageError.with_fields("{workers} must be at least 1")
+        raise UsageError(ErrorText("bench.workers-min"))
     if config.max_concurrency is not None and config.max_concurrency < config.workers:
-        raise UsageError.with_fields(
-            "{max_concurrency} {cap} is below {workers} {count}",
-            "each worker needs at least one concurrency slot: use fewer workers",
-            cap=config.max_concurrency,
-            count=config.workers,
-        )
+        cap, count = config.max_concurrency, config.workers
+        raise UsageError(ErrorText("bench.workers-over-slots", cap=cap, count=count))
     stop = stop or asyncio.Event()
     client, limits = make_client(config)
     try:

@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 from servetune.errors import UsageError
 from servetune.measure.chunked import ChunkedDecoder, MalformedChunk, hex_size
+from servetune.texts import ErrorText
 
 Clock = Callable[[], float]
 T = TypeVar("T")
@@ -77,13 +78,13 @@ class Endpoint:
     @classmethod
     def parse(cls, base_url: str) -> Endpoint:
         parts = urlsplit(base_url.strip())
-        hint = "a server's base URL looks like http://127.0.0.1:8000"
+        hint = ErrorText("hint.base-url")
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise UsageError(f"not an http(s) base URL: {base_url!r}", hint)
+            raise UsageError(ErrorText("client.not-a-url", url=base_url), hint)
         try:
             port = parts.port or (443 if parts.scheme == "https" else 80)
         except ValueError:  # a port that is not a number from 0 to 65535
-            raise UsageError(f"not a valid port in {base_url!r}", hint) from None
+            raise UsageError(ErrorText("client.bad-port", url=base_url), hint) from None
         prefix = parts.path.rstrip("/")
         if prefix.endswith("/v1"):
             prefix = prefix[: -len("/v1")]  # users often paste the OpenAI base (".../v1")

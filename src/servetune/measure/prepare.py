@@ -17,6 +17,7 @@ from servetune.errors import ServerUnreachable, UsageError
 from servetune.measure import schedule, server_metrics, workload
 from servetune.measure.client import HttpClient, RequestFailed, json_body
 from servetune.measure.workload import Prompt, WorkloadSpec
+from servetune.texts import ErrorText
 
 if TYPE_CHECKING:  # bench builds on this module
     from servetune.measure.bench import BenchConfig
@@ -41,18 +42,9 @@ async def _preflight(client: HttpClient, base_url: str) -> None:
     try:
         response = await client.request("GET", "/v1/models", timeout_s=15.0)
     except (RequestFailed, TimeoutError, OSError) as exc:
-        raise ServerUnreachable.with_fields(
-            "cannot reach the server at {url}: {why}",
-            "check {base_url} and that the server is up (curl BASE_URL/v1/models)",
-            url=base_url,
-            why=exc,
-        ) from exc
+        raise ServerUnreachable(ErrorText("bench.unreachable", url=base_url, why=exc)) from exc
     if response.status in (401, 403):
-        raise UsageError.with_fields(
-            "the server refused the API key ({status})",
-            "pass {api_key} or set OPENAI_API_KEY",
-            status=response.status,
-        )
+        raise UsageError(ErrorText("bench.key-refused", status=response.status))
 
 
 def _tokenizer_calls(
@@ -95,11 +87,7 @@ async def build_prompts(
             sized, rng, tokenize, detokenize, content_rng=content_rng
         )
     if spec.dataset_path is None:
-        raise UsageError.with_fields(
-            "{dataset_name} {name} needs {dataset_path}",
-            "give the file's path",
-            name=spec.dataset_name,
-        )
+        raise UsageError(ErrorText("bench.dataset-needs-path", name=spec.dataset_name))
     if spec.dataset_name == "jsonl":
         pool = workload.jsonl_prompts(spec.dataset_path, spec.random_output_len)
     else:

@@ -32,6 +32,7 @@ from servetune.measure import bench
 from servetune.measure.bench import BenchConfig, Progress, RequestRecord
 from servetune.measure.client import run_event_loop
 from servetune.measure.workload import Prompt
+from servetune.texts import ErrorText
 
 START_LEAD_S = 0.1  # the shared start lies this far ahead when it is sent to the workers
 READY_TIMEOUT_S = 120.0  # a worker process must be up by then (imports on a busy machine)
@@ -44,9 +45,7 @@ def worker_count(text: str) -> int:
     if text == "auto":
         return max(1, _cores() - 1)
     if not text.isdigit() or int(text) < 1:
-        raise UsageError.with_fields(
-            "{workers} must be a positive integer or auto, not {text!r}", text=text
-        )
+        raise UsageError(ErrorText("bench.workers-count", text=text))
     return int(text)
 
 
@@ -124,9 +123,7 @@ class WorkerPool:
         """Wait until every worker is ready, then give them one start time; returns it."""
         for pipe in self._pipes:
             if not await asyncio.to_thread(pipe.poll, READY_TIMEOUT_S):
-                raise UsageError.with_fields(
-                    "a bench worker process did not start", "try fewer {workers}"
-                )
+                raise UsageError(ErrorText("bench.worker-start"))
             pipe.recv()
         start = time.perf_counter() + START_LEAD_S
         for pipe in self._pipes:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from servetune.errors import UsageError
+from servetune.texts import ErrorText
 
 DatasetName = Literal["random", "jsonl", "sharegpt"]
 Tokenize = Callable[[str], Awaitable[list[int] | None]]
@@ -252,26 +253,23 @@ def _read_json_file(path: Path) -> object:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise UsageError(ErrorText("cannot-read", path=path, reason=exc.strerror or exc)) from exc
     except (ValueError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path} is not valid JSON: {exc}") from exc
+        raise UsageError(ErrorText("workload.not-json", path=path, reason=exc)) from exc
 
 
 def _jsonl_line(obj: object, where: str, default_output: int) -> Prompt:
     if not isinstance(obj, dict):
-        raise UsageError(f"{where}: expected a JSON object")
+        raise UsageError(ErrorText("workload.not-object", where=where))
     max_tokens = obj.get("max_tokens", default_output)
     if not isinstance(max_tokens, int) or max_tokens < 1:
-        raise UsageError(f"{where}: max_tokens must be a positive integer")
+        raise UsageError(ErrorText("workload.max-tokens", where=where))
     if isinstance(obj.get("prompt"), str):
         return Prompt(str(obj["prompt"]), None, max_tokens, None)
     messages = obj.get("messages")
     if isinstance(messages, list) and messages and all(isinstance(m, dict) for m in messages):
         return Prompt(None, tuple(messages), max_tokens, None)
-    raise UsageError(
-        f"{where}: needs a string 'prompt' or a list of 'messages'",
-        'each line: {"prompt": "..."} or {"messages": [{"role": "user", "content": "..."}]}',
-    )
+    raise UsageError(ErrorText("workload.no-prompt", where=where))
 
 
 def jsonl_prompts(path: Path, default_output: int) -> list[Prompt]:
@@ -279,7 +277,7 @@ def jsonl_prompts(path: Path, default_output: int) -> list[Prompt]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from exc
+        raise UsageError(ErrorText("cannot-read", path=path, reason=exc)) from exc
     prompts = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -287,10 +285,11 @@ def jsonl_prompts(path: Path, default_output: int) -> list[Prompt]:
         try:
             obj = json.loads(line)
         except ValueError as exc:
-            raise UsageError(f"{path}:{number}: not valid JSON ({exc})") from exc
+            said = ErrorText("workload.line-not-json", path=path, number=number, reason=exc)
+            raise UsageError(said) from exc
         prompts.append(_jsonl_line(obj, f"{path}:{number}", default_output))
     if not prompts:
-        raise UsageError(f"{path} holds no prompts")
+        raise UsageError(ErrorText("workload.no-prompts", path=path))
     return prompts
 
 
@@ -309,7 +308,7 @@ def sharegpt_prompts(path: Path, fixed_output: int | None) -> list[Prompt]:
     --sharegpt-output-len) as max_tokens."""
     data = _read_json_file(path)
     if not isinstance(data, list):
-        raise UsageError(f"{path} is not a ShareGPT file (a JSON list of conversations)")
+        raise UsageError(ErrorText("workload.not-sharegpt", path=path))
     prompts = []
     for item in data:
         turns = item.get("conversations") if isinstance(item, dict) else None
@@ -321,7 +320,7 @@ def sharegpt_prompts(path: Path, fixed_output: int | None) -> list[Prompt]:
         answer_tokens = max(1, round(len(read[1][1].split()) * 1.3))
         prompts.append(Prompt(read[0][1], None, fixed_output or answer_tokens, None))
     if not prompts:
-        raise UsageError(f"{path} holds no usable conversations", "expected ShareGPT format")
+        raise UsageError(ErrorText("workload.no-conversations", path=path))
     return prompts
 
 

@@ -29,6 +29,7 @@ from servetune.measure.client import (
     json_body,
     run_event_loop,
 )
+from servetune.texts import ErrorText
 
 CHAT = "/v1/chat/completions"
 COMPLETIONS = "/v1/completions"
@@ -91,9 +92,7 @@ def check_url(base_url: str) -> None:
     try:
         Endpoint.parse(base_url)
     except (UsageError, ValueError):  # ValueError: urllib's port check ("http://h:99999")
-        raise UsageError(
-            f"{base_url!r} is not a server URL", "give the base URL, e.g. http://127.0.0.1:8000"
-        ) from None
+        raise UsageError(ErrorText("quality.not-a-url", url=base_url)) from None
 
 
 def _client(server: Server) -> HttpClient:
@@ -138,11 +137,8 @@ async def ask(client: HttpClient, server: Server, prompt: str) -> Reply:
     return _parse(server, response.body)
 
 
-def _unreachable(server: Server, why: str) -> UsageError:
-    return UsageError(
-        f"cannot reach the server at {server.base_url}: {why}",
-        "check the URL and that the server is up (curl URL/v1/models)",
-    )
+def _unreachable(server: Server, why: str | ErrorText) -> UsageError:
+    return UsageError(ErrorText("quality.unreachable", url=server.base_url, why=why))
 
 
 async def served_models(client: HttpClient, server: Server) -> list[str]:
@@ -152,40 +148,36 @@ async def served_models(client: HttpClient, server: Server) -> list[str]:
     try:
         response = await client.request("GET", "/v1/models", timeout_s=timeout_s)
     except TimeoutError as exc:
-        raise _unreachable(server, f"no answer to GET /v1/models in {timeout_s:g} s") from exc
+        raise _unreachable(server, ErrorText("quality.no-answer", timeout_s=timeout_s)) from exc
     except RequestFailed as exc:
         malformed = exc.kind == "malformed"
-        raise _unreachable(
-            server, f"its answer is not HTTP ({exc.detail})" if malformed else exc.detail
-        ) from exc
+        why = ErrorText("quality.not-http", detail=exc.detail) if malformed else exc.detail
+        raise _unreachable(server, why) from exc
     except OSError as exc:
         raise _unreachable(server, str(exc)) from exc
     if response.status in (401, 403):
-        raise UsageError.with_fields(
-            "{url} refused the API key ({status})",
-            "pass {api_key}",
-            url=server.base_url,
-            status=response.status,
+        raise UsageError(
+            ErrorText("quality.key-refused", url=server.base_url, status=response.status)
         )
     if not 200 <= response.status < 300:
         return []
     try:
         data = json.loads(response.body)
     except (ValueError, RecursionError) as exc:
-        raise UsageError(
-            f"{server.base_url} answered GET /v1/models with something that is not JSON",
-            "check that the URL is an OpenAI-compatible server's (vLLM: http://HOST:8000)",
-        ) from exc
+        raise UsageError(ErrorText("quality.models-not-json", url=server.base_url)) from exc
     items = data.get("data") if isinstance(data, dict) else None
     return [m["id"] for m in items or [] if isinstance(m, dict) and isinstance(m.get("id"), str)]
 
 
 def _wrong_model(server: Server, names: list[str]) -> UsageError:
     guess = suggest(server.model, names)
-    return UsageError(
-        f"{server.base_url} does not serve a model named {server.model!r}",
-        f"it serves: {', '.join(names)}" + (f" (did you mean {guess}?)" if guess else ""),
+    served = ", ".join(names)
+    message = ErrorText(
+        "quality.wrong-model", url=server.base_url, model=server.model, names=served
     )
+    if not guess:
+        return UsageError(message)
+    return UsageError(message, ErrorText("quality.serves-guess", names=served, guess=guess))
 
 
 def _settled(task: asyncio.Task[tuple[int, Reply]]) -> Reply:

@@ -16,6 +16,7 @@ from typing import Literal
 
 from servetune.errors import UsageError
 from servetune.quality.grading import parse_number
+from servetune.texts import ErrorText
 
 Kind = Literal["number", "text"]
 BUILTIN_PREFIX = "builtin:"
@@ -43,10 +44,8 @@ def load(spec: str) -> list[Question]:
     if spec.startswith(BUILTIN_PREFIX):
         name = spec.removeprefix(BUILTIN_PREFIX)
         if name not in builtin_names():
-            raise UsageError(
-                f"no built-in dataset named {name!r}",
-                f"built-in datasets: {', '.join(BUILTIN_PREFIX + n for n in builtin_names())}",
-            )
+            names = ", ".join(BUILTIN_PREFIX + n for n in builtin_names())
+            raise UsageError(ErrorText("quality.no-builtin", name=name, names=names))
         path = (
             resources.files("servetune")
             .joinpath("data")
@@ -57,10 +56,7 @@ def load(spec: str) -> list[Question]:
     try:
         text = Path(spec).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(
-            f"cannot read the dataset {spec}: {exc}",
-            'a JSON lines file, one {"prompt": ..., "answer": ...} per line, or builtin:math',
-        ) from exc
+        raise UsageError(ErrorText("quality.cannot-read-dataset", spec=spec, reason=exc)) from exc
     return parse_lines(text.splitlines(), spec)
 
 
@@ -72,20 +68,22 @@ def parse_lines(lines: list[str], source: str) -> list[Question]:
         if line.strip()
     ]
     if not questions:
-        raise UsageError(f"the dataset {source} holds no questions", "one JSON object per line")
+        raise UsageError(ErrorText("quality.no-questions", source=source))
     return questions
 
 
 def _question(line: str, source: str, number: int) -> Question:
-    where = f"{source}, line {number}"
+    where = ErrorText("quality.line", source=source, number=number)
     try:
         item = json.loads(line)
     except ValueError as exc:
         raise UsageError(
-            f"{where} is not JSON: {exc}", 'expected {"prompt": ..., "answer": ...}'
+            ErrorText("quality.not-json", where=where, reason=exc), ErrorText("hint.question-line")
         ) from exc
     if not isinstance(item, dict):
-        raise UsageError(f"{where} is not a JSON object", 'expected {"prompt": ..., "answer": ...}')
+        raise UsageError(
+            ErrorText("quality.not-object", where=where), ErrorText("hint.question-line")
+        )
     prompt, answer, kind = item.get("prompt"), item.get("answer"), item.get("kind")
     if isinstance(answer, int | float) and not isinstance(answer, bool):
         answer = str(answer)
@@ -95,16 +93,16 @@ def _question(line: str, source: str, number: int) -> Question:
         or not isinstance(answer, str)
         or not answer.strip()
     ):
-        raise UsageError(f"{where} needs a non-empty string `prompt` and `answer`")
+        raise UsageError(ErrorText("quality.needs-prompt", where=where))
     if kind is None:
         kind = "number" if parse_number(answer) is not None else "text"
     if kind == "number" and parse_number(answer) is None:
-        raise UsageError(f"{where}: the answer {answer!r} is not a number but kind is 'number'")
+        raise UsageError(ErrorText("quality.answer-not-number", where=where, answer=answer))
     if kind == "number":
         return Question(prompt=prompt, answer=answer.strip(), kind="number")
     if kind == "text":
         return Question(prompt=prompt, answer=answer.strip(), kind="text")
-    raise UsageError(f"{where}: kind must be 'number' or 'text', not {kind!r}")
+    raise UsageError(ErrorText("quality.bad-kind", where=where, kind=kind))
 
 
 def sample(questions: list[Question], num: int | None, seed: int) -> list[Question]:
@@ -112,6 +110,6 @@ def sample(questions: list[Question], num: int | None, seed: int) -> list[Questi
     if num is None or num >= len(questions):
         return list(questions)
     if num < 1:
-        raise UsageError.with_fields("{num} must be at least 1")
+        raise UsageError(ErrorText("quality.num-min"))
     chosen = sorted(random.Random(seed).sample(range(len(questions)), num))
     return [questions[i] for i in chosen]

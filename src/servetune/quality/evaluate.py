@@ -16,6 +16,7 @@ from servetune.errors import UsageError
 from servetune.quality import ask, stats
 from servetune.quality.dataset import Question
 from servetune.quality.grading import is_correct
+from servetune.texts import ErrorText
 
 SCHEMA_VERSION = 1
 DEFAULT_TOLERANCE_PCT_POINTS = 2.0
@@ -247,15 +248,17 @@ def _number(value: object) -> float | None:
 
 def read_summary(path: Path) -> QualitySummary:
     """Read a result written by `quality --output FILE` (or its `--format json` output)."""
-    hint = "give the file written by `servetune quality --output FILE`"
+    hint = ErrorText("hint.quality-result")
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"cannot read the quality result {path}: {exc}", hint) from exc
+        raise UsageError(
+            ErrorText("quality.cannot-read-result", path=path, reason=exc), hint
+        ) from exc
     raw = doc.get("verdict") if isinstance(doc, dict) else None
     verdict = _VERDICTS.get(raw) if isinstance(raw, str) else None
     if not isinstance(doc, dict) or verdict is None:
-        raise UsageError(f"{path} is not a servetune quality result (no verdict)", hint)
+        raise UsageError(ErrorText("quality.not-a-result", path=path), hint)
     return QualitySummary(
         dataset=str(doc.get("dataset", "")),
         n=int(_number(doc.get("n")) or 0),

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from servetune import texts
 from servetune.errors import MissingExtra, ServetuneError
+from servetune.texts import ErrorText
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -253,7 +254,7 @@ def write_plot(path: Path, result: Postmortem) -> Path:
     try:
         from matplotlib.figure import Figure
     except ImportError as exc:
-        raise MissingExtra("report", "postmortem's --plot") from exc
+        raise MissingExtra("report", ErrorText("feature.postmortem-plot")) from exc
     fig = Figure(figsize=(10.0, 4.0), layout="constrained")
     _draw(fig, result)
     buffer = io.BytesIO()
@@ -261,9 +262,7 @@ def write_plot(path: Path, result: Postmortem) -> Path:
     try:
         path.write_bytes(buffer.getvalue())
     except OSError as exc:
-        raise ServetuneError(
-            f"cannot write the plot {path}: {exc}", "choose another --plot path"
-        ) from exc
+        raise ServetuneError(ErrorText("plot.cannot-write", path=path, reason=exc)) from exc
     return path
 
 

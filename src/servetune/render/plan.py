@@ -14,7 +14,7 @@ from servetune.plan import predict
 from servetune.plan.planner import PlanResult
 from servetune.plan.simulate import Load
 from servetune.render.check import display_width, wrap
-from servetune.texts import Language, Voice
+from servetune.texts import ErrorText, Language, Voice
 
 
 def _n(value: float | None, digits: int = 0) -> str:
@@ -233,7 +233,7 @@ def write_plot(path: Path, sweep: list[tuple[int, predict.Prediction, predict.Pr
     try:
         from matplotlib.figure import Figure
     except ImportError as exc:
-        raise MissingExtra("report", "plan's --plot") from exc
+        raise MissingExtra("report", ErrorText("feature.plan-plot")) from exc
     fig = Figure(figsize=(9.0, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     users = [u for u, _, _ in sweep]
@@ -256,7 +256,5 @@ def write_plot(path: Path, sweep: list[tuple[int, predict.Prediction, predict.Pr
     try:
         path.write_bytes(buffer.getvalue())
     except OSError as exc:
-        raise ServetuneError(
-            f"cannot write the plot {path}: {exc}", "choose another --plot path"
-        ) from exc
+        raise ServetuneError(ErrorText("plot.cannot-write", path=path, reason=exc)) from exc
     return path

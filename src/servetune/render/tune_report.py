@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from servetune import texts
 from servetune.errors import MissingExtra
-from servetune.texts import Language, Sentence, Voice
+from servetune.texts import ErrorText, Language, Sentence, Voice
 from servetune.tune.output import REPORT_FILE, changes
 from servetune.tune.search import TuneResult
 from servetune.tune.trial import TrialResult
@@ -42,7 +42,7 @@ def _figure() -> Figure:
     try:
         from matplotlib.figure import Figure
     except ImportError as exc:
-        raise MissingExtra("report", "tune's report.html") from exc
+        raise MissingExtra("report", ErrorText("feature.tune-report")) from exc
     return Figure(figsize=(6.4, 4.0), layout="constrained")
 
 

@@ -11,6 +11,7 @@ from typing import Literal
 from servetune import _data
 from servetune._did_you_mean import suggest
 from servetune.errors import HardwareError
+from servetune.texts import ErrorText
 
 
 @dataclass(frozen=True)
@@ -146,11 +147,11 @@ def find_gpu(name: str) -> GpuSpec:
     by_key = {_key(n): n for n in names}
     close = suggest(_key(name), by_key, cutoff=0.6)
     hint = (
-        f"did you mean {by_key[close]}?"
+        ErrorText("hint.did-you-mean", guess=by_key[close])
         if close
-        else "known GPUs: " + ", ".join(sorted({s.name for s in gpu_table()}))
+        else ErrorText("gpus.known", names=", ".join(sorted({s.name for s in gpu_table()})))
     )
-    raise HardwareError(f"unknown GPU name: {name!r}", hint)
+    raise HardwareError(ErrorText("gpus.unknown", name=name), hint)
 
 
 _SPEC = re.compile(r"^\s*(?:(\d+)\s*[x×*]\s*)?(.*?)\s*$", re.IGNORECASE)
@@ -182,16 +183,10 @@ def _mixed(parts: Sequence[str]) -> Hardware:
     for part in parts:
         one = parse_gpus(part)
         if one.spec is None:
-            raise HardwareError(
-                f"cannot read {part.strip()!r} in a mixed set of GPUs",
-                "name each card: e.g. --gpus 1xRTX-5070-Ti+1xRTX-5090-D",
-            )
+            raise HardwareError(ErrorText("gpus.mixed-unreadable", part=part.strip()))
         cards.extend([one.spec] * one.count)
     if len({card.platform for card in cards}) > 1:
-        raise HardwareError(
-            "vLLM runs one platform at a time: CUDA and ROCm cards cannot serve one model",
-            "give the cards of one vendor",
-        )
+        raise HardwareError(ErrorText("gpus.mixed-platforms"))
     return Hardware(len(cards), _weakest(cards), "--gpus", tuple(cards))
 
 
@@ -205,16 +200,14 @@ def parse_gpus(text: str) -> Hardware:
     if re.fullmatch(r"\d+", stripped) and int(stripped) <= 64:  # "4090" is a GPU, not a count
         count = int(stripped)
         if count < 1:
-            raise HardwareError("--gpus must be at least 1", "e.g. --gpus 2xA100-80GB")
+            raise HardwareError(ErrorText("gpus.count-min"))
         return Hardware(count, None, "--gpus")
     match = _SPEC.match(stripped)
     if match is None or not match.group(2):
-        raise HardwareError(
-            f"cannot read --gpus {text!r}", "use N, NAME or NxNAME, e.g. 2xA100-80GB"
-        )
+        raise HardwareError(ErrorText("gpus.unreadable", text=text))
     count = int(match.group(1)) if match.group(1) else 1
     if count < 1:
-        raise HardwareError("--gpus must name at least 1 GPU", "e.g. --gpus 2xA100-80GB")
+        raise HardwareError(ErrorText("gpus.name-min"))
     return Hardware(count, find_gpu(match.group(2)), "--gpus")
 
 

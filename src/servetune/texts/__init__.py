@@ -23,7 +23,9 @@ A view says the texts of its area through a `Voice`, the area and the language b
 
 A sentence decided in one place and said in another (a finding's reason, a comparison's
 warning) is a `Sentence` (`texts/sentence.py`): a key of one area and its facts, said in English
-for JSON documents and in the user's language by the terminal views.
+for JSON documents and in the user's language by the terminal views. What an error says is an
+`ErrorText` (area `errors`): English in the error's `message`, said in the command's language
+by the CLI's error boundary.
 
 To add an area: write `<area>_en.py` and `<area>_zh_tw.py` (English first; the zh-TW one uses
 Taiwan's vocabulary and full-width punctuation; flags, commands, ids and numbers stay ASCII),
@@ -55,6 +57,7 @@ Area = Literal[
     "serve",
     "monitor",
     "report",
+    "errors",
 ]
 AREAS: tuple[Area, ...] = get_args(Area)
 
@@ -115,4 +118,6 @@ class Voice:
         return replace(self, language=language)
 
 
+from servetune.texts.sentence import ErrorText as ErrorText  # noqa: E402 - it uses this module
+from servetune.texts.sentence import Sayable as Sayable  # noqa: E402
 from servetune.texts.sentence import Sentence as Sentence  # noqa: E402 - it uses this module

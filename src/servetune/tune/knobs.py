@@ -13,6 +13,7 @@ from typing import Literal
 
 from servetune.errors import UsageError
 from servetune.review.check import Report
+from servetune.texts import ErrorText
 from servetune.tune.limit import Limit
 
 SEQS = "--max-num-seqs"
@@ -44,10 +45,7 @@ def parse_knob(text: str) -> tuple[str, tuple[str, ...]]:
     flag, sep, values = text.partition("=")
     items = tuple(v.strip() for v in values.split(",") if v.strip())
     if not sep or not flag.strip() or not items:
-        raise UsageError(
-            f"--knob {text!r}: expected FLAG=V1,V2,...",
-            "for example --knob max-num-seqs=64,128,256",
-        )
+        raise UsageError(ErrorText("tune.bad-knob", text=text))
     name = "--" + flag.strip().lstrip("-")
     return name, items
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from servetune.errors import MissingExtra, UsageError
+from servetune.texts import ErrorText
 from servetune.tune.executor import Clock, gpus_needed, label, stamp, visible_devices
 from servetune.tune.trial import (
     EventSink,
@@ -46,7 +47,7 @@ def import_ray() -> Any:
     try:
         return importlib.import_module("ray")
     except ImportError as exc:
-        raise MissingExtra("ray", "tune --executor ray") from exc
+        raise MissingExtra("ray", ErrorText("feature.tune-ray")) from exc
 
 
 def check_address(text: str) -> str:
@@ -56,11 +57,7 @@ def check_address(text: str) -> str:
     host, sep, port = text.removeprefix("ray://").rpartition(":")
     if text.startswith("ray://") and sep and host and port.isdigit():
         return text
-    raise UsageError.with_fields(
-        "bad {address} {text!r}",
-        "use auto (this machine's cluster), local (a private Ray here) or ray://HOST:PORT",
-        text=text,
-    )
+    raise UsageError(ErrorText("tune.bad-address", text=text))
 
 
 # --- on the worker ------------------------------------------------------------------------------
@@ -207,12 +204,8 @@ class RayExecutor:
             else:
                 ray.init(address=self.address, log_to_driver=False)
         except Exception as exc:  # Ray raises many kinds; the user needs one message
-            raise UsageError.with_fields(
-                "could not reach the Ray cluster at {at}: {why}",
-                "start one (`ray start --head` on this node) or use {address} local",
-                at=self.address,
-                why=_last_line(exc),
-            ) from exc
+            why = _last_line(exc)
+            raise UsageError(ErrorText("tune.no-ray-cluster", at=self.address, why=why)) from exc
         self._remote = ray.remote(self.task)
         queue = importlib.import_module("ray.util.queue")
         self._events = queue.Queue(maxsize=1000, actor_options={"num_cpus": 0})

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 from servetune.errors import CommandParseError
-from servetune.texts import Area, Sentence
+from servetune.texts import Area, ErrorText, Sentence
 from servetune.vllm import flags as vllm_flags
 from servetune.vllm.serve_args import (
     UNICODE_DASHES,
@@ -202,18 +202,11 @@ def tokens_from_text(text: str) -> list[str]:
         try:
             return shlex.split(command, comments=True)
         except ValueError as exc:
-            raise CommandParseError(
-                f"cannot split the command into words: {exc}",
-                "check that every quote in the command is closed",
-            ) from exc
+            raise CommandParseError(ErrorText("command.unsplittable", reason=exc)) from exc
     written = _logged_args(text) or _from_manifest(text) or _from_dockerfile(text)
     if written is not None:
         return written
-    raise CommandParseError(
-        "no `vllm serve` command found in the text",
-        "the text must contain a line starting with `vllm serve`, "
-        "`python -m vllm.entrypoints.openai.api_server` or `docker run ... vllm/vllm-openai`",
-    )
+    raise CommandParseError(ErrorText("command.none"))
 
 
 # vLLM 0.8 and later log the arguments it was started with as a Python dict, one line:
@@ -457,9 +450,7 @@ def image_version(tag: str | None) -> str | None:
 def _locate_docker(tokens: list[str], env: dict[str, str]) -> _Located:
     index, gpus, entrypoint = _docker_options(tokens, env)
     if index >= len(tokens):
-        raise CommandParseError(
-            "the docker command names no image", "give the vLLM image, e.g. vllm/vllm-openai:latest"
-        )
+        raise CommandParseError(ErrorText("command.no-image"))
     image = tokens[index]
     tag = image.rpartition(":")[2] if ":" in image.rpartition("/")[2] else None
     prefix = tuple(tokens[: index + 1])
@@ -498,18 +489,12 @@ def _locate(tokens: Sequence[str]) -> _Located:
     if len(words) >= 2 and Path(words[0]).name in _CONTAINER_RUNNERS and words[1] == "run":
         return _locate_docker(list(words), env)
     if words and Path(words[0]).name == "vllm":
-        raise CommandParseError(
-            f"`vllm {words[1] if len(words) > 1 else ''}` is not `vllm serve`",
-            "servetune reviews server launches: `vllm serve MODEL [flags]`",
-        )
+        sub = words[1] if len(words) > 1 else ""
+        raise CommandParseError(ErrorText("command.not-serve", sub=sub))
     if words and words[0].startswith("-"):
         # Bare flags (a `serve` argv without the program name): read them as `vllm serve` args.
         return _Located("vllm-serve", ("vllm", "serve"), tuple(words), env, None, None)
-    raise CommandParseError(
-        f"not a vLLM server command: {' '.join(words[:3])!r}",
-        "expected `vllm serve MODEL ...`, `python -m vllm.entrypoints.openai.api_server ...` "
-        "or `docker run ... vllm/vllm-openai ...`",
-    )
+    raise CommandParseError(ErrorText("command.not-vllm", words=" ".join(words[:3])))
 
 
 # --- `--config file.yaml` --------------------------------------------------------------------
