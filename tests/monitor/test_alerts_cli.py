@@ -192,7 +192,7 @@ def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     blocked = tmp_path / "file"
     blocked.write_text("", "utf-8")
     assert main(["alerts", "--output", str(blocked / "sub")]) == 2
-    assert "choose another --output folder" in capsys.readouterr().err
+    assert "choose another --output path" in capsys.readouterr().err
     bad = tmp_path / "bad.yaml"
     bad.write_text("groups: [\n", "utf-8")
     with pytest.raises(UsageError, match="neither JSON nor YAML"):

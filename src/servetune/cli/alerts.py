@@ -64,16 +64,10 @@ class AlertsArgs:
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> Self:
         if (ns.output is None) == (ns.lint is None):
-            raise UsageError(
-                "give --output DIR (write rules) or --lint FILE (check rules), one of them",
-                "see `servetune alerts --help`",
-            )
+            raise UsageError(ErrorText("alerts.mode"))
         caps = CapsArgs.from_namespace(ns)
         if ns.lint is not None and (caps.serve_command or caps.file or caps.gpus or caps.log):
-            raise UsageError(
-                "--lint checks metric names only: it takes --vllm-version, not the caps",
-                "leave out --serve-command, --file, --gpus and --log",
-            )
+            raise UsageError(ErrorText("alerts.lint-caps"))
         mode: Literal["write", "lint"] = "write" if ns.lint is None else "lint"
         path = ns.output if ns.lint is None else ns.lint
         return cls(mode, path, caps, language_of(ns), OutputArgs.from_namespace(ns))
@@ -88,8 +82,9 @@ def _write(path: Path, text: str) -> None:
             stream.write(text)
         Path(temporary).replace(path)
     except OSError as exc:
+        reason = exc.strerror or exc
         raise ServetuneError(
-            f"cannot write {path}: {exc.strerror or exc}", "choose another --output folder"
+            ErrorText("cannot-write", path=path, reason=reason), ErrorText("hint.output-path")
         ) from exc
 
 

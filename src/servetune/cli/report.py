@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Self
 from servetune.cli.command import Command, ExitCode, Streams
 from servetune.cli.options import add_language_argument, language_of
 from servetune.errors import UsageError
+from servetune.texts import ErrorText
 
 if TYPE_CHECKING:
     from servetune.render.report import ReportRequest
@@ -68,13 +69,9 @@ class ReportArgs:
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> Self:
         if bool(ns.before) != bool(ns.after):
-            raise UsageError(
-                "a comparison needs both --before and --after", "--before OLD.json --after NEW.json"
-            )
+            raise UsageError(ErrorText("report.needs-both"))
         if not ns.paths and not ns.before:
-            raise UsageError(
-                "nothing to report", "servetune report RESULT.json --output report.html"
-            )
+            raise UsageError(ErrorText("report.nothing"))
         return cls(
             paths=tuple(ns.paths),
             before=tuple(ns.before),
@@ -98,8 +95,9 @@ def write_page(request: ReportRequest, output: Path, language: Language) -> Path
     try:
         return report.write(output, page)
     except OSError as exc:
+        reason = exc.strerror or exc
         raise UsageError(
-            f"cannot write {output}: {exc.strerror or exc}", "choose another --output"
+            ErrorText("cannot-write", path=output, reason=reason), ErrorText("hint.output-path")
         ) from exc
 
 

@@ -20,6 +20,7 @@ from typing import Literal
 from servetune.errors import UsageError
 from servetune.monitor import names
 from servetune.monitor.limits import Said
+from servetune.texts import ErrorText
 
 SCHEMA_VERSION = 1
 PROMQL_KEYS = frozenset({"expr", "query", "definition", "expression"})
@@ -90,10 +91,9 @@ def _documents(text: str, file: str) -> tuple[Format, list[object]]:
     try:
         return "rules", [d for d in yaml.safe_load_all(text) if d is not None]
     except yaml.YAMLError as exc:
-        raise UsageError(
-            f"{file} is neither JSON nor YAML: {exc}".splitlines()[0],
-            "give a Prometheus rule file, a PrometheusRule or a Grafana dashboard",
-        ) from exc
+        reason = str(exc).splitlines()[0]
+        error = ErrorText("monitor.not-rules", path=file, reason=reason)
+        raise UsageError(error, ErrorText("hint.alert-rules")) from exc
 
 
 def _where(node: dict[object, object], path: str) -> Said:

@@ -26,6 +26,7 @@ from servetune import _data
 from servetune.errors import UsageError
 from servetune.measure.server_metrics import NAMES
 from servetune.monitor.scrape import COUNTERS, GAUGES, HISTOGRAMS, canonical
+from servetune.texts import ErrorText
 
 Engine = Literal["v0", "v1"]
 Kind = Literal["gauge", "counter", "histogram", "unknown"]
@@ -127,17 +128,14 @@ def release(version: str | None) -> Release:
     if version is None:
         return _release(order[-1], order[-1])
     if not _RELEASE.match(version.strip()):
-        raise UsageError(f"not a vLLM version: {version!r}", "give a release such as 0.11.0")
+        raise UsageError(ErrorText("monitor.not-a-version", version=repr(version)))
     asked = version.strip().removeprefix("v")
     fallbacks = cast("dict[str, str]", _table()["fallbacks"])
     if asked in order or asked in fallbacks:
         return _release(asked, asked if asked in order else fallbacks[asked])
     older = [v for v in order if version_key(v) <= version_key(asked)]
     if not older:
-        raise UsageError(
-            f"servetune knows vLLM's /metrics names from {order[0]} on, not {asked}",
-            f"give --vllm-version {order[0]} or later",
-        )
+        raise UsageError(ErrorText("monitor.version-too-old", first=order[0], asked=asked))
     return _release(asked, older[-1])
 
 

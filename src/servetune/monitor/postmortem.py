@@ -31,6 +31,7 @@ from servetune.monitor import window
 from servetune.monitor.caps import Caps
 from servetune.monitor.limits import Limit, Said, Verdict, diagnose, dominant
 from servetune.monitor.scrape import Scrape, read
+from servetune.texts import ErrorText
 from servetune.vllm.log import StatsLine, stats_lines
 
 Kind = Literal["vllm-log", "prometheus-text", "prometheus-range", "bench-result"]
@@ -273,9 +274,8 @@ def read_source(name: str, text: str, modified: float) -> Source:
     found = found or from_log(name, text)
     if found is None:
         raise UsageError(
-            f"{name}: no vLLM stats lines, /metrics page or samples found",
-            "give a vLLM log, a /metrics snapshot, a Prometheus range-query export or a "
-            "servetune bench result",
+            ErrorText("monitor.no-samples", name=name),
+            ErrorText("hint.postmortem-input"),
         )
     return found
 
@@ -283,10 +283,7 @@ def read_source(name: str, text: str, modified: float) -> Source:
 def combine(sources: Sequence[Source]) -> Source:
     """Several files as one series in time order (all stamped by vLLM, or all in seconds)."""
     if len({s.stamped for s in sources}) > 1:
-        raise UsageError(
-            "cannot put vLLM's month-day stamps and plain seconds on one timeline",
-            "give the logs and the metric exports to two postmortems",
-        )
+        raise UsageError(ErrorText("monitor.mixed-clocks"))
     if all(s.scrapes for s in sources):  # rates between the files' pages, too
         scrapes = sorted((x for s in sources for x in s.scrapes), key=lambda x: x[0])
         points = tuple(window.points(scrapes))
@@ -353,7 +350,7 @@ def analyse(source: Source, caps: Caps, window_s: float = 30.0) -> Postmortem:
     """The timeline, incidents, dominant limit and next step of one source."""
     points = source.points
     if not points:
-        raise UsageError(f"{source.name}: nothing to analyse", "give a file with samples")
+        raise UsageError(ErrorText("monitor.nothing", name=source.name))
     verdicts = judged(points, caps, window_s)
     intervals = _runs(points, verdicts)
     seconds: dict[Limit, float] = defaultdict(float)

@@ -20,6 +20,7 @@ from servetune.monitor import window
 from servetune.monitor.caps import Caps
 from servetune.monitor.limits import STALL_S, Limit, Said, Verdict, diagnose, dominant
 from servetune.monitor.scrape import Scrape, read
+from servetune.texts import ErrorText
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
@@ -217,12 +218,9 @@ def http_fetch(client: HttpClient, timeout_s: float) -> Fetch:
 
 def _first_failure(config: WatchConfig, failed: ScrapeFailed) -> ServetuneError:
     if failed.kind == "http" and failed.status == 404:
-        return NoMetrics(
-            f"{config.url} has no /metrics page", "watch needs vLLM's Prometheus endpoint"
-        )
+        return NoMetrics(ErrorText("monitor.no-metrics", url=config.url))
     return ServerUnreachable(
-        f"cannot scrape {config.url}/metrics: {failed.reason().text()}",
-        "check the URL and that the server is up",
+        ErrorText("monitor.cannot-scrape", url=config.url, reason=failed.reason())
     )
 
 

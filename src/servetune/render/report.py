@@ -27,15 +27,12 @@ from servetune.errors import UsageError
 from servetune.judge.runs import Json, Side
 from servetune.render import report_svg
 from servetune.render.report_runs import BenchRecord, Provenance, load_records
-from servetune.texts import Language, Voice
+from servetune.texts import ErrorText, Language, Voice
 
 __all__ = ["ReportRequest", "Section", "build", "page", "write"]
 
 Kind = Literal["bench", "compare", "tune", "plan", "postmortem"]
-HINT = (
-    "give bench result files or folders, a tune directory, or the JSON of "
-    "`plan --format json` or `postmortem --format json`"
-)
+HINT = ErrorText("hint.report-input")
 
 
 @dataclass(frozen=True)
@@ -292,7 +289,7 @@ def _classify(path: Path) -> tuple[Kind, Json | None]:
     if is_tune_dir(path):
         return "tune", None
     if not path.exists():
-        raise UsageError(f"{path}: no such file or folder", HINT)
+        raise UsageError(ErrorText("report.no-such-path", path=path), HINT)
     doc = _json_doc(path) if path.is_file() else None
     if doc is not None and is_plan(doc):
         return "plan", doc
@@ -304,9 +301,9 @@ def _classify(path: Path) -> tuple[Kind, Json | None]:
 def sections(request: ReportRequest, language: Language = "en") -> list[Section]:
     """The page's sections, in the order the inputs were given (the comparison first)."""
     if bool(request.before) != bool(request.after):
-        raise UsageError("a comparison needs both --before and --after", "--before OLD --after NEW")
+        raise UsageError(ErrorText("report.needs-both"))
     if not request.paths and not request.before:
-        raise UsageError("nothing to report", HINT)
+        raise UsageError(ErrorText("report.nothing"), HINT)
     found = [_compare_section(request, language)] if request.before else []
     for path in request.paths:
         kind, doc = _classify(path)

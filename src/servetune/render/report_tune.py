@@ -13,6 +13,7 @@ from typing import get_args
 
 from servetune.errors import UsageError
 from servetune.render.report_runs import Provenance, load_records
+from servetune.texts import ErrorText
 from servetune.tune.capacity import Capacity
 from servetune.tune.limit import LIMITS, Limit
 from servetune.tune.output import TUNE_FILE
@@ -21,7 +22,7 @@ from servetune.tune.search import Improvement, TuneConfig, TuneResult
 from servetune.tune.trial import TRIAL_FILE, Status, Targets, TrialResult
 
 _TARGET = re.compile(r"p(?P<percentile>[0-9.]+)_(?P<key>[a-z0-9]+)_ms")
-HINT = "give the --output folder of `servetune tune` (it holds tune.json)"
+HINT = ErrorText("hint.tune-dir")
 
 
 def is_tune_dir(path: Path) -> bool:
@@ -36,9 +37,9 @@ def _read(path: Path) -> dict[str, object]:
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}", HINT) from exc
+        raise UsageError(ErrorText("cannot-read", path=path, reason=exc), HINT) from exc
     if not isinstance(doc, dict):
-        raise UsageError(f"{path}: not a JSON object", HINT)
+        raise UsageError(ErrorText("report.not-object", path=path), HINT)
     return doc
 
 
@@ -85,7 +86,7 @@ def _limit(value: object) -> Limit | None:
 def _trial(index: int, doc: dict[str, object], on_disk: Mapping[str, TrialResult]) -> TrialResult:
     flags = doc.get("flags")
     if not isinstance(flags, dict):
-        raise UsageError(f"trial {index + 1} of tune.json has no flags", HINT)
+        raise UsageError(ErrorText("report.trial-no-flags", number=index + 1), HINT)
     found = on_disk.get(_flags_key(flags))
     if found is not None:
         return TrialResult.from_json({**found.to_json(), "index": index})
@@ -133,7 +134,7 @@ def load_tune(folder: Path) -> TuneResult:
     on_disk = _trials_on_disk(folder)
     listed = doc.get("trials")
     if not isinstance(listed, list) or not listed:
-        raise UsageError(f"{folder / TUNE_FILE}: no trials", HINT)
+        raise UsageError(ErrorText("report.no-trials", path=folder / TUNE_FILE), HINT)
     trials = tuple(_trial(i, _object(t), on_disk) for i, t in enumerate(listed))
     best_doc = _object(doc.get("best"))
     key = _flags_key(_object(best_doc.get("flags")))

@@ -19,6 +19,7 @@ from typing import Literal
 from servetune import _data
 from servetune.errors import ModelConfigError
 from servetune.review import model_names
+from servetune.texts import ErrorText
 
 ModelSource = Literal["local", "hf-cache", "catalog", "inferred", "hub"]
 
@@ -401,18 +402,13 @@ def read_config_file(path: Path) -> dict[str, object]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ModelConfigError(
-            f"cannot read {path}: {exc.strerror or exc}", "check the path to the config.json"
-        ) from exc
+        reason = exc.strerror or exc
+        raise ModelConfigError(ErrorText("model.cannot-read", path=path, reason=reason)) from exc
     except (ValueError, UnicodeDecodeError) as exc:
-        raise ModelConfigError(
-            f"{path} is not valid JSON: {exc}", "the file must be the model's config.json"
-        ) from exc
+        raise ModelConfigError(ErrorText("model.not-json", path=path, reason=exc)) from exc
     if not isinstance(data, dict):
-        raise ModelConfigError(
-            f"{path} holds a JSON {type(data).__name__}, not an object",
-            "the file must be the model's config.json",
-        )
+        kind = type(data).__name__
+        raise ModelConfigError(ErrorText("model.not-object", path=path, kind=kind))
     return data
 
 
@@ -477,14 +473,14 @@ def _from_hub(model_id: str, timeout_s: float = 10.0) -> dict[str, object]:
         with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310
             data = json.loads(response.read().decode("utf-8"))
     except urllib.error.HTTPError as exc:
-        hint = "set HF_TOKEN for gated models" if exc.code in (401, 403) else "check the model id"
-        raise ModelConfigError(f"the hub answered {exc.code} for {url}", hint) from exc
+        gated = exc.code in (401, 403)
+        hint = ErrorText("hint.gated-model") if gated else ErrorText("hint.model-id")
+        status = ErrorText("model.hub-status", status=exc.code, url=url)
+        raise ModelConfigError(status, hint) from exc
     except (urllib.error.URLError, TimeoutError, ValueError) as exc:
-        raise ModelConfigError(
-            f"cannot fetch {url}: {exc}", "pass --model-config PATH to a local config.json"
-        ) from exc
+        raise ModelConfigError(ErrorText("model.cannot-fetch", url=url, reason=exc)) from exc
     if not isinstance(data, dict):
-        raise ModelConfigError(f"{url} is not a config.json object")
+        raise ModelConfigError(ErrorText("model.url-not-object", url=url))
     return data
 
 
