@@ -139,24 +139,28 @@ def resolve_dtype(  # noqa: PLR0911 - one return per row of vLLM's auto-dtype de
     return checkpoint, Reason("default.dtype.checkpoint")  # type: ignore[return-value]
 
 
-def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware | None) -> Settings:
-    """Effective settings for `command` on `hardware` with `model`."""
-    gpu = hardware.spec if hardware else None
-    version = command.version
-    defaults: dict[str, Reason] = {}
-
+def _model_len(
+    command: ServeCommand, model: ModelFacts | None, defaults: dict[str, Reason]
+) -> tuple[int | None, bool]:
+    """(max-model-len, whether `auto`/-1 asked vLLM to pick the longest that fits)."""
     raw_len = command.text("--max-model-len")
     auto_len = raw_len is not None and raw_len.strip().lower() in ("auto", "-1")
     max_model_len = None if auto_len else command.integer("--max-model-len")
     if max_model_len is None and model is not None and model.max_model_len is not None:
         max_model_len = model.max_model_len
         defaults["--max-model-len"] = Reason("default.max-model-len", key=str(model.max_len_key))
+    return max_model_len, auto_len
 
-    chunked, why_chunked = _chunked_prefill(command, max_model_len)
-    if why_chunked:
-        defaults["--enable-chunked-prefill"] = why_chunked
 
-    default_mbt, default_seqs, why = batch_defaults(version, gpu)
+def _batch(
+    command: ServeCommand,
+    gpu: GpuSpec | None,
+    max_model_len: int | None,
+    chunked: bool,
+    defaults: dict[str, Reason],
+) -> tuple[int, int | None]:
+    """(max-num-seqs, max-num-batched-tokens) as vLLM of the command's release settles them."""
+    default_mbt, default_seqs, why = batch_defaults(command.version, gpu)
     seqs = command.integer("--max-num-seqs")
     mbt = command.integer("--max-num-batched-tokens")
     if seqs is None:
@@ -171,6 +175,19 @@ def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware 
         defaults["--max-num-batched-tokens"] = why
     if "--max-num-seqs" not in command.args and mbt is not None:
         seqs = min(seqs, mbt)
+    return seqs, mbt
+
+
+def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware | None) -> Settings:
+    """Effective settings for `command` on `hardware` with `model`."""
+    gpu = hardware.spec if hardware else None
+    version = command.version
+    defaults: dict[str, Reason] = {}
+    max_model_len, auto_len = _model_len(command, model, defaults)
+    chunked, why_chunked = _chunked_prefill(command, max_model_len)
+    if why_chunked:
+        defaults["--enable-chunked-prefill"] = why_chunked
+    seqs, mbt = _batch(command, gpu, max_model_len, chunked, defaults)
 
     dtype, why_dtype = resolve_dtype(command, model, gpu)
     if why_dtype:
