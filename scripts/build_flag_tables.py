@@ -2,14 +2,17 @@
 
 Run from the repository root: `python scripts/build_flag_tables.py [--offline]`.
 
-1. Fetch: the source distribution (sdist) of every vLLM release from 0.6.0 to the newest is
+1. Fetch: the source distribution (sdist) of every vLLM release from 0.4.0 to the newest is
    downloaded from the package index into .cache/vllm-sdist/ (gitignored, checked against the
    index's sha256). Wheels are never fetched (hundreds of MB each).
 2. Read: the `vllm serve` argument definitions are read statically with `ast` (vLLM is never
-   imported): vllm/engine/arg_utils.py, the OpenAI server's cli_args.py, the `serve` subcommand and
-   the config dataclasses newer releases generate flags from.
-3. Write: one table per release, plus the argument details of 0.33.0 taken from the reference dump
-   of the real parser (../shared/reference/vllm-flags/serve-args-0.33.0.json).
+   imported): vllm/engine/arg_utils.py, the OpenAI server's cli_args.py (0.4.x and 0.5.x: the
+   `python -m vllm.entrypoints.openai.api_server` parser, `vllm serve` from 0.5.2), the `serve`
+   subcommand and the config dataclasses newer releases generate flags from; and each value
+   option's choices in that release (flag_choices.py).
+3. Write: one table per release, each flag's choices per release (runs of releases with the same
+   choices), plus the argument details of 0.33.0 taken from the reference dump of the real parser
+   (../shared/reference/vllm-flags/serve-args-0.33.0.json).
 
 Releases without an sdist on the index are listed under "missing" with the table used instead.
 """
@@ -23,13 +26,16 @@ import re
 import sys
 import tarfile
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from flag_choices import QUANTIZATION, REGISTRY_OF, ChoiceReader
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache" / "vllm-sdist"
 INDEX_URL = "https://pypi.org/simple/vllm/"
-FIRST, LAST = (0, 6, 0), (0, 33, 99)
+FIRST, LAST = (0, 4, 0), (0, 33, 99)
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -103,6 +109,9 @@ class Option:
     names: list[str]  # option strings as written (long and short)
     kind: str = "value"  # value | bool | store_true | list
     serve_hidden: bool = False  # left out when the command line says `serve` (0.9.0's --model)
+    choices: list[str] | None = None  # the values the release accepts (None: any, or unknown)
+    literals: list[str] | None = None  # the Literal part of its config field's type, if any
+    explicit: bool = False  # its kind is written in the add_argument call (not inferred from a type)
 
 
 @dataclass
@@ -110,13 +119,19 @@ class Release:
     """The parsed sources of one release: classes by name, files by path."""
 
     trees: dict[str, ast.Module]
+    texts: dict[str, str] = field(default_factory=dict)  # every vllm/*.py, for choices
     classes: dict[str, ast.ClassDef] = field(default_factory=dict)
+    path_of: dict[int, str] = field(default_factory=dict)  # id(class or function) -> its file
+    reader: ChoiceReader = field(init=False)
 
     def __post_init__(self) -> None:
-        for tree in self.trees.values():
+        for path, tree in self.trees.items():
             for node in ast.walk(tree):
+                if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+                    self.path_of[id(node)] = path
                 if isinstance(node, ast.ClassDef):
                     self.classes.setdefault(node.name, node)
+        self.reader = ChoiceReader(self.texts, self.trees)
 
     def fields(self, name: str) -> list[tuple[str, ast.expr]]:
         """Dataclass fields of class `name` and its bases, in definition order."""
@@ -147,7 +162,7 @@ def parse_release(sources: dict[str, str]) -> Release:
     for path, text in sources.items():
         if RELEVANT.match(path):
             trees[path] = ast.parse(text)
-    return Release(trees)
+    return Release(trees, sources)
 
 
 def _functions(tree: ast.AST) -> list[ast.FunctionDef]:
@@ -311,13 +326,24 @@ def _dynamic_options(
     else:
         targets = {source}
     options: list[Option] = []
+    edits = _choice_edits(func)
     for name in sorted(targets):
         deleted, extra = _class_edits(release, _bases_and_self(release, name))
+        near = release.path_of.get(id(release.classes.get(name)))
         for key, annotation in release.fields(name):
             if key in deleted:
                 continue
             kind = _annotation_kind(annotation) or "value"
-            options.append(Option([*extra.get(key, []), "--" + key.replace("_", "-")], kind))
+            option = Option([*extra.get(key, []), "--" + key.replace("_", "-")], kind)
+            option.literals = release.reader.annotation_literals(annotation, near)[0]
+            option.choices = _edited(
+                release,
+                release.reader.field_choices(annotation, near),
+                edits.get((iterated, key), []),
+                near,
+                _locals(func),
+            )
+            options.append(option)
     return options
 
 
@@ -332,13 +358,150 @@ def _bases_and_self(release: Release, name: str) -> set[str]:
 
 def _field_kind(release: Release, func: ast.FunctionDef, call: ast.Call) -> str | None:
     """The kind of `**model_kwargs["max_model_len"]` from ModelConfig's annotation."""
+    found = _kwargs_field(release, func, call)
+    return _annotation_kind(found[2]) if found else None
+
+
+def _kwargs_field(
+    release: Release, func: ast.FunctionDef, call: ast.Call
+) -> tuple[str, str, ast.expr | None, str | None] | None:
+    """`**model_kwargs["max_model_len"]`: (kwargs variable, field, its annotation, class file)."""
     for keyword in call.keywords:
-        if keyword.arg is None and isinstance(keyword.value, ast.Subscript):
-            path = _subscript_path(keyword.value)
-            owner = _kwargs_sources(func).get(ast.unparse(keyword.value.value))
+        value = keyword.value
+        if keyword.arg is None and isinstance(value, ast.Dict):
+            # `**{**cache_kwargs["mamba_cache_mode"], "default": None}`
+            value = next(
+                (v for k, v in zip(value.keys, value.values, strict=True) if k is None), value
+            )
+        if keyword.arg is None and isinstance(value, ast.Subscript):
+            path = _subscript_path(value)
+            variable = ast.unparse(value.value)
+            owner = _kwargs_sources(func).get(variable)
             if owner and path:
                 annotations = dict(release.fields(owner))
-                return _annotation_kind(annotations.get(path[0]))
+                near = release.path_of.get(id(release.classes.get(owner)))
+                return variable, path[0], annotations.get(path[0]), near
+    return None
+
+
+# --- choices ---------------------------------------------------------------------------------
+
+Edit = tuple[str, ast.expr | None]  # (set | extend | append | remove | clear, the expression)
+
+
+def _locals(func: ast.FunctionDef) -> Callable[[str], ast.expr | None]:
+    """A function's local names -> the expression last assigned to them."""
+    assigned: dict[str, ast.expr] = {}
+    nodes = [n for n in ast.walk(func) if isinstance(n, ast.Assign)]
+    for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                assigned[target.id] = node.value
+    return assigned.get
+
+
+def _choices_key(node: ast.expr) -> tuple[str, str] | None:
+    """`x_kwargs["field"]["choices"]` -> ("x_kwargs", "field")."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Subscript)):
+        return None
+    inner = node.value
+    if (
+        isinstance(node.slice, ast.Constant)
+        and node.slice.value == "choices"
+        and isinstance(inner.value, ast.Name)
+        and isinstance(inner.slice, ast.Constant)
+        and isinstance(inner.slice.value, str)
+    ):
+        return inner.value.id, inner.slice.value
+    return None
+
+
+def _choice_edits(scope: ast.AST) -> dict[tuple[str, str], list[Edit]]:
+    """What a function does to its kwargs' choices, in source order."""
+    edits: dict[tuple[str, str], list[Edit]] = {}
+    nodes: list[tuple[ast.stmt | ast.expr, list[ast.expr], str, ast.expr | None]] = []
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign):
+            nodes.append((node, node.targets, "set", node.value))
+        elif isinstance(node, ast.AugAssign):
+            nodes.append((node, [node.target], "extend", node.value))
+        elif isinstance(node, ast.Delete):
+            nodes.append((node, node.targets, "clear", None))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("remove", "append", "extend")
+            and node.args
+        ):
+            nodes.append((node, [node.func.value], node.func.attr, node.args[0]))
+    for _node, targets, op, value in sorted(nodes, key=lambda n: (n[0].lineno, n[0].col_offset)):
+        for target in targets:
+            key = _choices_key(target)
+            if key:
+                edits.setdefault(key, []).append((op, value))
+    return edits
+
+
+def _edited(
+    release: Release,
+    start: list[str] | None,
+    edits: list[Edit],
+    path: str | None,
+    local: Callable[[str], ast.expr | None],
+) -> list[str] | None:
+    """Choices after a function's edits (None as soon as one cannot be read)."""
+    current = start
+    for op, expr in edits:
+        if op == "clear" or expr is None:
+            current = None
+            continue
+        value = current if _choices_key(expr) else release.reader.values(expr, path, local)
+        if value is None:
+            return None
+        if op == "set":
+            current = value
+        elif op == "remove":
+            current = [c for c in current or [] if c not in value]
+        else:
+            current = [*(current or []), *(v for v in value if v not in (current or []))]
+    return current
+
+
+def _call_choices(
+    release: Release, func: ast.FunctionDef, call: ast.Call
+) -> tuple[list[str] | None, list[str] | None]:
+    """(the choices of an explicit add_argument call, the Literal part of its field's type)."""
+    path = release.path_of.get(id(func))
+    keyword = next((k.value for k in call.keywords if k.arg == "choices"), None)
+    if keyword is not None:
+        return release.reader.values(keyword, path, _locals(func)), None
+    found = _kwargs_field(release, func, call)
+    if found is None or found[2] is None:
+        return None, None
+    variable, name, annotation, near = found
+    literals = release.reader.annotation_literals(annotation, near)[0]
+    start = release.reader.field_choices(annotation, near)
+    edits = _choice_edits(func).get((variable, name), [])
+    return _edited(release, start, edits, path, _locals(func)), literals
+
+
+def _validated(release: Release, option: Option) -> list[str] | None:
+    """Values vLLM checks after parsing where argparse has no choices (flag_choices.VALIDATED)."""
+    names = set(option.names)
+    reader = release.reader
+    for flag, manager in REGISTRY_OF.items():
+        if flag in names:
+            found = reader.registry(manager)
+            if found is not None and flag == "--reasoning-parser":
+                # 0.33's parse_reasoning_parser: `none` means no parser
+                found = found + (["none"] if "parse_reasoning_parser" in reader.arg_utils() else [])
+            return found
+    if "--quantization" in names:
+        constant = reader.constant("QUANTIZATION_METHODS", QUANTIZATION)
+        methods = reader.values(constant[1], constant[0]) if constant else None
+        return [*methods, "None"] if methods is not None and "None" not in methods else methods
+    if "--kv-cache-dtype" in names:
+        return option.literals
     return None
 
 
@@ -365,8 +528,16 @@ def serve_options(release: Release) -> list[Option]:
             if any(isinstance(a, ast.JoinedStr) for a in node.args):
                 options.extend(_dynamic_options(release, func, node, classes))
             elif names:
-                kind = _kind_of_call(node, _field_kind(release, func, node))
-                options.append(Option(names, kind, serve_hidden=node in hidden))
+                field_kind = _field_kind(release, func, node)
+                kind = _kind_of_call(node, field_kind)
+                choices, literals = _call_choices(release, func, node)
+                explicit = field_kind is None or kind != field_kind
+                options.append(Option(names, kind, node in hidden, choices, literals, explicit))
+    for option in options:
+        if option.kind != "value":
+            option.choices = None
+        elif option.choices is None:
+            option.choices = _validated(release, option)
     return options
 
 
@@ -383,13 +554,35 @@ def _hidden_from_serve(func: ast.FunctionDef) -> set[ast.AST]:
     return hidden
 
 
+def _spelling(name: str) -> str:
+    """`--max-seq_len-to-capture` (0.4.x) as servetune reads every long flag: dashes only."""
+    return "--" + name[2:].replace("_", "-") if name.startswith("--") else name
+
+
 def flag_table(options: list[Option]) -> list[str]:
-    return sorted({name for option in options for name in option.names} - {"-h", "--help"})
+    names = {_spelling(name) for option in options for name in option.names}
+    return sorted(names - {"-h", "--help"})
+
+
+def choice_table(options: list[Option]) -> dict[str, list[str]]:
+    """Each long spelling of a value option -> the values this release accepts (read ones only)."""
+    table: dict[str, list[str]] = {}
+    for option in options:
+        if option.choices is None:
+            continue
+        for name in option.names:
+            if name.startswith("--"):
+                table[_spelling(name)] = option.choices
+    return table
 
 
 # --- the data file ---------------------------------------------------------------------------
 
-REFERENCE = ROOT.parent / "shared" / "reference" / "vllm-flags"
+# ../shared/reference beside the main checkout (a worktree sits one level deeper: ../../shared).
+REFERENCE = next(
+    (p / "shared" / "reference" / "vllm-flags" for p in ROOT.parents if (p / "shared").is_dir()),
+    ROOT.parent / "shared" / "reference" / "vllm-flags",
+)
 OUTPUT = ROOT / "src" / "servetune" / "data" / "vllm_flags.json"
 
 
@@ -428,6 +621,8 @@ def build_tables(offline: bool) -> dict[str, object]:
     reference = _reference_tables()
     tables: dict[str, list[str]] = {}
     kinds: dict[str, str] = {}
+    release_kinds: dict[str, dict[str, str]] = {}
+    choices: dict[str, dict[str, list[str]]] = {}
     sources: dict[str, str] = {}
     fallbacks: dict[str, str] = {}
     hidden: dict[str, list[str]] = {}
@@ -439,9 +634,14 @@ def build_tables(offline: bool) -> dict[str, object]:
             else:
                 tables[version] = flag_table(options)
                 sources[version] = "sdist"
+                choices[version] = choice_table(options)
                 for name in (n for o in options if o.serve_hidden for n in o.names):
-                    hidden.setdefault(name, []).append(version)
-                kinds.update({n: o.kind for o in options for n in o.names if n.startswith("--")})
+                    hidden.setdefault(_spelling(name), []).append(version)
+                own = {_spelling(n): o.kind for o in options for n in o.names if n[:2] == "--"}
+                release_kinds[version] = {
+                    _spelling(n): o.kind for o in options if o.explicit for n in o.names
+                }
+                kinds.update(own)
                 continue
         if version in reference:
             tables[version] = reference[version]
@@ -456,6 +656,8 @@ def build_tables(offline: bool) -> dict[str, object]:
     return {
         "tables": tables,
         "kinds": kinds,
+        "release_kinds": release_kinds,
+        "choices": choices,
         "sources": sources,
         "fallbacks": fallbacks,
         "hidden_from_serve": hidden,
@@ -527,19 +729,100 @@ def current_options() -> dict[str, dict[str, object]]:
     return options
 
 
+def _choice_runs(
+    choices: dict[str, dict[str, list[str]]], order: list[str]
+) -> dict[str, list[list[object]]]:
+    """Each flag -> [first, last, choices] runs of consecutive releases with the same choices
+    (a release whose choices for it were not read breaks the run and has none)."""
+    runs: dict[str, list[list[object]]] = {}
+    for flag in sorted({f for table in choices.values() for f in table}):
+        flag_runs: list[list[object]] = []
+        previous: list[str] | None = None
+        for version in order:
+            values = choices.get(version, {}).get(flag)
+            if values is not None and values == previous:
+                flag_runs[-1][1] = version
+            elif values is not None:
+                flag_runs.append([version, version, values])
+            previous = values
+        runs[flag] = flag_runs
+    return runs
+
+
+def _kind_changes(
+    release_kinds: dict[str, dict[str, str]], current: dict[str, str], order: list[str]
+) -> dict[str, list[list[str]]]:
+    """Flags whose kind in a release differs from the kind servetune uses for every release (0.33's
+    real parser, else the newest release that has them): [first, last, kind] runs. Only kinds the
+    release's add_argument call writes out (action, nargs) count: one inferred from a config
+    field's type annotation is a guess that 0.33's parser may contradict. A store_true switch that
+    became a bool (`--x/--no-x`) reads the same, so only value/switch/list changes are kept."""
+    changes: dict[str, list[list[str]]] = {}
+    for flag, kind in sorted(current.items()):
+        runs: list[list[str]] = []
+        previous = None
+        for version in order:
+            own = release_kinds.get(version, {}).get(flag)
+            differs = own is not None and _reads_as(own) != _reads_as(kind)
+            if differs and own == previous:
+                runs[-1][1] = version
+            elif differs and own is not None:
+                runs.append([version, version, own])
+            previous = own if differs else None
+        if runs:
+            changes[flag] = runs
+    return changes
+
+
+def _reads_as(kind: str) -> str:
+    return "switch" if kind in ("bool", "store_true") else kind
+
+
+def compare_with_dump(choices: dict[str, list[str]]) -> list[str]:
+    """Where the source reader's 0.33.0 choices differ from the real parser's dump (printed)."""
+    lines: list[str] = []
+    dumped = {
+        flag: [str(c) for c in entry["choices"]]  # type: ignore[union-attr]
+        for flag, entry in current_options().items()
+        if entry.get("choices")
+    }
+    for flag in sorted(set(choices) | set(dumped)):
+        read, real = choices.get(flag), dumped.get(flag)
+        if read is None:
+            lines.append(f"{flag}: not read from the source (the parser lists {len(real or [])})")
+        elif real is None:
+            lines.append(
+                f"{flag}: {len(read)} values vLLM checks after parsing (no argparse choices)"
+            )
+        elif set(read) != set(real):
+            extra, lacking = sorted(set(read) - set(real)), sorted(set(real) - set(read))
+            lines.append(f"{flag}: read {extra}, parser {lacking}")
+    return lines
+
+
 def build(offline: bool = False) -> dict[str, object]:
     built = build_tables(offline)
     tables: dict[str, list[str]] = built["tables"]  # type: ignore[assignment]
     options = current_options()
     kinds: dict[str, str] = built["kinds"]  # type: ignore[assignment]
+    order = sorted(tables, key=release_key)
+    choices: dict[str, dict[str, list[str]]] = built["choices"]  # type: ignore[assignment]
+    for line in compare_with_dump(choices.get(order[-1], {})):
+        print(f"{order[-1]} choices vs the parser dump: {line}")
+    used = {f: str(o["kind"]) for f, o in options.items()}
+    used.update({f: k for f, k in kinds.items() if f not in options})
+    kind_changes = _kind_changes(built["release_kinds"], used, order)  # type: ignore[arg-type]
+    print(f"kinds that differ by release: {kind_changes}")
     return {
-        "releases": sorted(tables, key=release_key),
+        "releases": order,
         "fallbacks": built["fallbacks"],
         "sources": {v: s for v, s in built["sources"].items() if s != "sdist"},  # type: ignore[attr-defined]
         "flags": _spans(tables),
         "hidden_from_serve": built["hidden_from_serve"],
-        "options": options,
+        "options": {f: {k: v for k, v in o.items() if k != "choices"} for f, o in options.items()},
         "old_kinds": {f: k for f, k in sorted(kinds.items()) if f not in options},
+        "kind_changes": kind_changes,
+        "choices": _choice_runs(choices, order),
     }
 
 
@@ -562,9 +845,16 @@ def write(data: dict[str, object]) -> None:
 
 
 def _debug(version: str) -> None:
+    """Print one release's table, then each value flag's choices and what could not be read."""
     path = next(CACHE.glob(f"vllm-{version}.tar.gz"))
-    table = flag_table(serve_options(parse_release(read_sources(path))))
-    print("\n".join(table))
+    release = parse_release(read_sources(path))
+    options = serve_options(release)
+    print("\n".join(flag_table(options)))
+    print("\nchoices:")
+    for flag, choices in sorted(choice_table(options).items()):
+        print(f"  {flag}: {' '.join(choices)}")
+    for text in release.reader.unresolved:
+        print(f"  not read: {text}")
 
 
 if __name__ == "__main__":

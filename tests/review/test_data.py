@@ -142,7 +142,7 @@ def test_gpu_capabilities() -> None:
 
 
 def test_flag_tables() -> None:
-    assert vllm_flags.known_versions()[0] == "0.6.0"
+    assert vllm_flags.known_versions()[0] == "0.4.1"
     assert vllm_flags.known_versions()[-1] == "0.33.0"
     for version in vllm_flags.known_versions():
         flags = vllm_flags.flags_of(version)

@@ -39,9 +39,9 @@ def test_generated_table_equals_the_verified_inventory(version: str) -> None:
     assert verified - generated == set()
 
 
-def test_every_minor_release_from_0_6_to_0_33_has_its_own_table() -> None:
+def test_every_minor_release_from_0_4_to_0_33_has_its_own_table() -> None:
     releases = vllm_flags.known_versions()
-    for minor in range(6, 34):
+    for minor in range(4, 34):
         own = [v for v in releases if v.startswith(f"0.{minor}.")]
         assert own, f"no table for 0.{minor}"
         assert vllm_flags.table_for(f"0.{minor}.0") in own
@@ -80,7 +80,8 @@ def test_release_without_an_sdist_falls_back_explicitly() -> None:
 def test_a_removed_flag_is_caught_at_the_release_that_dropped_it(
     flag: str, last: str, gone: str
 ) -> None:
-    value = " x" if vllm_flags.spec_any_version(flag).kind == "value" else ""
+    choices = vllm_flags.choices_in(flag, last) or ("x",)  # a value that release accepts
+    value = f" {choices[0]}" if vllm_flags.spec_any_version(flag).kind == "value" else ""
     ok = parse_text(f"vllm serve m {flag}{value}", version=last)
     assert not ok.issues
     bad = parse_text(f"vllm serve m {flag}{value}", version=gone)
@@ -99,6 +100,8 @@ def test_old_flags_keep_their_kind_from_the_last_release_that_had_them() -> None
 
 
 def _load_script() -> ModuleType:
+    if str(ROOT / "scripts") not in sys.path:
+        sys.path.insert(0, str(ROOT / "scripts"))  # its flag_choices.py, as when run from there
     path = ROOT / "scripts" / "build_flag_tables.py"
     spec = importlib.util.spec_from_file_location("build_flag_tables", path)
     assert spec is not None and spec.loader is not None
@@ -198,3 +201,109 @@ def test_no_twins_exactly_where_the_real_0_32_parser_had_them() -> None:
         found = vllm_flags.lookup("--no-" + flag[2:], "0.32.0")
         has_twin = "--no-" + flag[2:] in twins
         assert (found is not None and found.negated) == has_twin, flag
+
+
+# --- each value flag's choices, on a made-up release ------------------------------------
+
+FAKE_CHOICES = {
+    "vllm/engine/arg_utils.py": """
+from vllm.config import BlockSize
+from vllm.model_executor.layers.quantization import QUANTIZATION_METHODS
+from vllm.reasoning import ReasoningParserManager
+
+def literal_to_kwargs(type_hints):
+    kwarg = "metavar" if contains_type(type_hints, str) else "choices"
+
+class EngineArgs:
+    @staticmethod
+    def add_cli_args(parser):
+        cache_kwargs = get_kwargs(CacheConfig)
+        parser.add_argument("--block-size", **cache_kwargs["block_size"])
+        parser.add_argument("--kv-cache-dtype", **cache_kwargs["cache_dtype"])
+        parser.add_argument("--prefix-caching-hash-algo", **cache_kwargs["hash_algo"])
+        parser.add_argument("--quantization", "-q", type=str, default=None)
+        parser.add_argument("--dtype", choices=["auto", "half", *EXTRA])
+        parser.add_argument("--load-format", choices=[f.value for f in LoadFormat])
+        parser.add_argument("--reasoning-parser", choices=list(ReasoningParserManager.reasoning_parsers))
+        parser.add_argument("--tool-call-parser", type=str)
+        parser.add_argument("--device", choices=get_args(Device))
+        parser.add_argument("--seed", choices=some_function())
+        return parser
+
+EXTRA = ("float16",)
+Device = Literal["auto", "cuda"]
+""",
+    "vllm/config.py": """
+BlockSize = Literal[8, 16, 32]
+CacheDType = Literal["auto", "fp8"]
+
+class LoadFormat(str, enum.Enum):
+    AUTO = "auto"
+    SAFETENSORS = "safetensors"
+
+class CacheConfig:
+    block_size: Optional[BlockSize] = None
+    cache_dtype: CacheDType | str = "auto"
+    hash_algo: Literal["sha256", "builtin"] = "builtin"
+""",
+    "vllm/model_executor/layers/quantization/__init__.py": """
+QUANTIZATION_METHODS = {"awq": AWQConfig, "gptq": GPTQConfig}
+""",
+    "vllm/reasoning/deepseek_r1.py": """
+@ReasoningParserManager.register_module("deepseek_r1")
+class DeepSeekR1: ...
+@ReasoningParserManager.register_module(["granite", "granite_new"])
+class Granite: ...
+""",
+    "vllm/reasoning/__init__.py": """
+_REASONING_PARSERS_TO_REGISTER = {"qwen3": ("qwen3_parser", "Qwen3")}
+for name, (file_name, class_name) in _REASONING_PARSERS_TO_REGISTER.items():
+    ReasoningParserManager.register_lazy_module(name, file_name, class_name)
+""",
+    "vllm/entrypoints/openai/tool_parsers/hermes.py": """
+@ToolParserManager.register_module("hermes")
+class Hermes: ...
+""",
+    "vllm/entrypoints/openai/cli_args.py": """
+def make_arg_parser(parser):
+    parser.add_argument("--uvicorn-log-level", choices=["debug", "info"])
+    parser = EngineArgs.add_cli_args(parser)
+    return parser
+""",
+}
+
+
+def test_the_reader_resolves_constants_literals_enums_and_registries() -> None:
+    script = _load_script()
+    trees = {p: ast.parse(t) for p, t in FAKE_CHOICES.items() if script.RELEVANT.match(p)}
+    release = script.Release(trees, FAKE_CHOICES)
+    table = script.choice_table(script.serve_options(release))
+    assert table == {
+        "--block-size": ["8", "16", "32", "None"],  # Optional: `None` means unset
+        # `Literal[...] | str` has no argparse choices; the value is checked after parsing
+        "--kv-cache-dtype": ["auto", "fp8"],
+        "--prefix-caching-hash-algo": ["sha256", "builtin"],
+        "--quantization": ["awq", "gptq", "None"],  # QUANTIZATION_METHODS, a dict's keys
+        "--dtype": ["auto", "half", "float16"],
+        "--load-format": ["auto", "safetensors"],
+        "--reasoning-parser": ["deepseek_r1", "granite", "granite_new", "qwen3"],
+        "--tool-call-parser": ["hermes"],
+        "--device": ["auto", "cuda"],
+        "--uvicorn-log-level": ["debug", "info"],
+    }
+    # what could not be read has no choices (--seed), and is said so in --debug
+    assert any("some_function" in line for line in release.reader.unresolved)
+
+
+def test_choice_runs_break_where_a_release_has_none() -> None:
+    script = _load_script()
+    order = ["0.4.1", "0.4.2", "0.4.3", "0.5.0"]
+    choices = {
+        "0.4.1": {"-x": ["a"]},
+        "0.4.2": {"-x": ["a"]},
+        "0.4.3": {},
+        "0.5.0": {"-x": ["a", "b"]},
+    }
+    assert script._choice_runs(choices, order) == {
+        "-x": [["0.4.1", "0.4.2", ["a"]], ["0.5.0", "0.5.0", ["a", "b"]]]
+    }

@@ -1,9 +1,12 @@
 """vLLM's `serve` flags by release: which exist, which take a value, and what replaced old ones.
 
-There is one table per vLLM release from 0.6.0 to 0.33.0 (post releases included), read from each
+There is one table per vLLM release from 0.4 to 0.33.0 (post releases included), read from each
 release's published source by scripts/build_flag_tables.py. A release without usable source is
 reviewed with the table the data names for it (`fallbacks`); any other version uses the newest
-known release at or below it. Types, defaults and choices are those of 0.33.0's parser.
+known release at or below it. The values a flag accepts (its choices) are those of the release,
+read from its source; where they could not be read there are none, and no value is refused.
+Types and defaults are those of 0.33.0's parser; a flag's kind (value, switch, list) is the
+release's where it differs.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import importlib.metadata
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import Literal, get_args
 
 from servetune import _data
 from servetune.errors import UsageError
@@ -66,6 +69,12 @@ REPLACEMENTS: dict[str, str | None] = {
     "--disable-log-requests": None,
 }
 
+# A plugin file named with these flags may register more names than the release's own registry.
+PLUGIN_FLAGS: dict[str, str] = {
+    "--reasoning-parser": "--reasoning-parser-plugin",
+    "--tool-call-parser": "--tool-parser-plugin",
+}
+
 # Flags that `vllm serve` accepts in every release without listing them in its option tables.
 _ALWAYS_KNOWN: dict[str, FlagKind] = {"--model": "value"}
 
@@ -78,7 +87,7 @@ class FlagSpec:
     kind: FlagKind
     type_name: str | None  # vLLM's type label, e.g. "int", "human_readable_int"; None when unknown
     default: str | int | float | bool | None
-    choices: tuple[str, ...] | None
+    choices: tuple[str, ...] | None  # the values this release accepts; None: any, or not known
 
 
 @dataclass(frozen=True)
@@ -100,6 +109,7 @@ class Removal:
     replacement: str | None
 
 
+_DEV_BUILD = re.compile(r"\d\.?dev\d*", re.IGNORECASE)
 _RELEASE = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:\.?post(\d+))?")
 
 
@@ -207,20 +217,86 @@ def flags_of(version: str) -> frozenset[str]:
     return _tables()[table_for(version)]
 
 
-def _spec(canonical: str) -> FlagSpec:
+def _spellings(canonical: str) -> tuple[str, ...]:
+    """The flag and its 0.33 long aliases (an older release may know it by one of them)."""
+    entry = _options().get(canonical)
+    aliases = [str(a) for a in entry["aliases"]] if entry else []  # type: ignore[attr-defined]
+    return (canonical, *(a for a in aliases if a.startswith("--")))
+
+
+@cache
+def _runs(key: str) -> dict[str, tuple[tuple[int, int, object], ...]]:
+    """A per-release section of the data (`choices`, `kind_changes`): flag -> (first index,
+    last index, value) runs over known_versions()."""
+    order = {version: n for n, version in enumerate(known_versions())}
+    section: dict[str, list[list[object]]] = _data.load("vllm_flags.json").get(key, {})
+    return {
+        flag: tuple((order[str(run[0])], order[str(run[1])], run[2]) for run in runs)
+        for flag, runs in section.items()
+    }
+
+
+@cache
+def _release_index(version: str) -> int:
+    return known_versions().index(table_for(version))
+
+
+def _in_release(key: str, canonical: str, version: str) -> object | None:
+    """The value a per-release section holds for `canonical` (or an alias) in `version`."""
+    where = _release_index(version)
+    for spelling in _spellings(canonical):
+        for first, last, value in _runs(key).get(spelling, ()):
+            if first <= where <= last:
+                return value
+    return None
+
+
+def is_dev_build(version: str) -> bool:
+    """`0.8.5.dev84`, `0.9.0.dev0+g1234`: a build of vLLM's main branch, not a release."""
+    return _DEV_BUILD.search(version) is not None
+
+
+def choices_in(flag: str, version: str) -> tuple[str, ...] | None:
+    """The values release `version` accepts for `flag`, as its source defines them (argparse
+    choices, or the names vLLM checks the value against after parsing: quantization methods,
+    KV-cache dtypes, registered reasoning and tool-call parsers). None when the flag takes any
+    value there, or its choices in that release could not be read: then nothing is refused.
+
+    A development build (`0.8.5.dev84`) is vLLM's main branch, which registers names its next
+    release may not have yet (or ever: release branches are cut earlier): its choices are unknown.
+    """
+    if is_dev_build(version):
+        return None
+    canonical = _alias_index().get(normalize(flag), (normalize(flag), False))[0]
+    values = _in_release("choices", canonical, version)
+    return tuple(str(v) for v in values) if isinstance(values, list) else None
+
+
+_KINDS: dict[object, FlagKind] = {k: k for k in get_args(FlagKind)}
+
+
+def _release_kind(canonical: str, version: str | None) -> FlagKind | None:
+    """The flag's kind in `version` where it differs from the one of every other release (a
+    value in one release, a switch in another)."""
+    return _KINDS.get(_in_release("kind_changes", canonical, version)) if version else None
+
+
+def _spec(canonical: str, version: str | None = None) -> FlagSpec:
+    """How release `version` reads the flag (None: whatever release has it; no choices then)."""
+    changed = _release_kind(canonical, version)
+    choices = choices_in(canonical, version) if version else None
     entry = _options().get(canonical)
     if entry is None:
         # Flags gone before 0.33: their kind as the last release that had them defined it.
         old_kinds: dict[str, FlagKind] = _data.load("vllm_flags.json")["old_kinds"]
         kind = old_kinds.get(canonical) or _ALWAYS_KNOWN.get(canonical, "value")
-        return FlagSpec(canonical, kind, None, None, None)
-    choices = entry.get("choices")
+        return FlagSpec(canonical, changed or kind, None, None, choices)
     return FlagSpec(
         canonical=canonical,
-        kind=entry["kind"],  # type: ignore[arg-type]
+        kind=changed or _KINDS.get(entry["kind"], "value"),
         type_name=str(entry["type"]),
         default=entry.get("default"),  # type: ignore[arg-type]
-        choices=tuple(str(c) for c in choices) if isinstance(choices, list) else None,
+        choices=choices,
     )
 
 
@@ -229,18 +305,18 @@ def lookup(token: str, version: str) -> Lookup | None:
     flag = normalize(token)
     present = flags_of(version)
     if flag in _ALWAYS_KNOWN:
-        return Lookup(_spec(flag), negated=False)
+        return Lookup(_spec(flag, version), negated=False)
     if flag.startswith("--no-") and version_at_least(table_for(version), "0.8.0"):
         # BooleanOptionalAction (0.8+) gives every switch a `--no-` twin, listed or not.
         positive = "--" + flag.removeprefix("--no-")
-        spec = _spec(_alias_index().get(positive, (positive, False))[0])
+        spec = _spec(_alias_index().get(positive, (positive, False))[0], version)
         if positive in present and spec.kind == "bool":
             return Lookup(spec, negated=True)
     canonical, negated = _alias_index().get(flag, (flag, False))
     if flag in present or (
         canonical in present and negated and version_at_least(table_for(version), "0.33.0")
     ):
-        return Lookup(_spec(canonical), negated=negated)
+        return Lookup(_spec(canonical, version), negated=negated)
     return None
 
 
@@ -329,11 +405,13 @@ def prefix_matches(token: str, version: str, *, serve: bool = False) -> tuple[st
         return ()
     spellings = {f for f in present if f.startswith("--")} | {"--help"}
     if version_at_least(table_for(version), "0.8.0"):
-        spellings |= {"--no-" + f[2:] for f in present if f.startswith("--") and _is_switch(f)}
+        spellings |= {
+            "--no-" + f[2:] for f in present if f.startswith("--") and _is_switch(f, version)
+        }
     if serve:
         spellings = {f for f in spellings if not hidden_from_serve(f, version)}
     return tuple(sorted(f for f in spellings if f.startswith(flag)))
 
 
-def _is_switch(flag: str) -> bool:
-    return _spec(_alias_index().get(flag, (flag, False))[0]).kind == "bool"
+def _is_switch(flag: str, version: str) -> bool:
+    return _spec(_alias_index().get(flag, (flag, False))[0], version).kind == "bool"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from servetune.vllm import flags as vllm_flags
@@ -47,6 +47,7 @@ class ParseIssue:
     flag: str | None = None  # the flag it concerns (canonical spelling when known)
     detail: str | None = None  # e.g. the corrected spelling, a suggestion, a reason
     removal: vllm_flags.Removal | None = None
+    choices: tuple[str, ...] | None = None  # invalid-value: what this release accepts instead
 
 
 _SUFFIX = re.compile(r"^(-?\d+(?:\.\d+)?)([kKmMgGtT]?)$")
@@ -78,6 +79,8 @@ class Builder:
     model_positional: bool = False
     model_default: bool = False
     serve: bool = False  # the command line says `serve` (vLLM 0.9.0 then hides `--model`)
+    plugins: frozenset[str] = frozenset()  # plugin flags the command gives (PLUGIN_FLAGS)
+    dev_build: bool = False  # a `.devN` build of main: its choices are not known
     model_word: bool = False  # `--model` written as its own word (not `--model=X`)
     model_first: bool = False  # the model is the first word after `vllm serve`
 
@@ -116,12 +119,16 @@ def _check_value(builder: Builder, spec: vllm_flags.FlagSpec, value: str, token:
         bad = re.match(r"^-?\d+$", value) is None
     elif type_name.endswith("float]") or type_name == "float":
         bad = re.match(r"^-?(\d+\.?\d*|\.\d+)([eE]-?\d+)?$", value) is None
-    if spec.choices and value not in spec.choices:
-        bad = True
-    if bad:
-        builder.issues.append(
-            ParseIssue("invalid-value", f"{token} {value}", spec.canonical, value)
-        )
+    # The release's own choices; a plugin file may register names beyond its registry.
+    refused = (
+        not builder.dev_build
+        and bool(spec.choices)
+        and value not in (spec.choices or ())
+        and vllm_flags.PLUGIN_FLAGS.get(spec.canonical) not in builder.plugins
+    )
+    if bad or refused:
+        issue = ParseIssue("invalid-value", f"{token} {value}", spec.canonical, value)
+        builder.issues.append(replace(issue, choices=spec.choices) if refused else issue)
 
 
 def _take_value(
@@ -209,6 +216,8 @@ def _suggest_flag(flag: str, version: str) -> str | None:
 
 
 def read_args(builder: Builder, tokens: Sequence[str], allow_positional: bool) -> None:
+    written = {vllm_flags.normalize(t.partition("=")[0]) for t in tokens}
+    builder.plugins |= written & set(vllm_flags.PLUGIN_FLAGS.values())
     index = 0
     while index < len(tokens):
         token = tokens[index]

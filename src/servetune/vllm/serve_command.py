@@ -549,9 +549,9 @@ def parse_tokens(
 ) -> ServeCommand:
     """Parse shell words of a server command. `version` picks the flag table (default: newest)."""
     located = _locate(tokens)
-    table, source = _pick_version(version, located.image_tag)
+    table, source, given = _pick_version(version, located.image_tag)
     serve = _says_serve(located, table)
-    builder = Builder(version=table, serve=serve)
+    builder = Builder(version=table, serve=serve, dev_build=vllm_flags.is_dev_build(given))
     if located.repeated_entrypoint:
         builder.issues.append(ParseIssue("unknown-flag", "vllm serve", None, "image entrypoint"))
     allow_positional = serve
@@ -564,7 +564,12 @@ def parse_tokens(
         if isinstance(loaded, str):
             builder.issues.append(ParseIssue("config-unreadable", config_path, "--config", loaded))
         else:
-            config_builder = Builder(version=table, serve=builder.serve)
+            config_builder = Builder(
+                version=table,
+                serve=builder.serve,
+                dev_build=builder.dev_build,
+                plugins=builder.plugins,
+            )
             read_args(config_builder, _config_tokens(loaded, table), allow_positional=False)
             model = loaded.get("model")
             if builder.model is None and isinstance(model, str):
@@ -639,19 +644,20 @@ def parse_text(
     return parse_tokens(tokens_from_text(text), version=version, config_dir=config_dir)
 
 
-def _pick_version(requested: str | None, image_tag: str | None) -> tuple[str, VersionSource]:
-    """(flag table, where the version came from, as reports show it)."""
+def _pick_version(requested: str | None, image_tag: str | None) -> tuple[str, VersionSource, str]:
+    """(flag table, where the version came from as reports show it, the version as given)."""
     if requested is not None:
-        return vllm_flags.table_for(requested), _stand_in(VersionSource("version.flag"), requested)
+        source = _stand_in(VersionSource("version.flag"), requested)
+        return vllm_flags.table_for(requested), source, requested
     from_image = image_version(image_tag)
     if image_tag and from_image:
         source = VersionSource("version.image", tag=image_tag)
-        return vllm_flags.table_for(from_image), _stand_in(source, from_image)
+        return vllm_flags.table_for(from_image), _stand_in(source, from_image), from_image
     installed = vllm_flags.installed_vllm_version()
     if installed:
         source = VersionSource("version.installed")
-        return vllm_flags.table_for(installed), _stand_in(source, installed)
-    return vllm_flags.newest_version(), _NEWEST
+        return vllm_flags.table_for(installed), _stand_in(source, installed), installed
+    return vllm_flags.newest_version(), _NEWEST, vllm_flags.newest_version()
 
 
 def _stand_in(source: VersionSource, version: str) -> VersionSource:
