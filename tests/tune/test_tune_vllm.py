@@ -41,7 +41,7 @@ def test_short_tune_over_two_knobs(
             "--random-input-len",
             "32",
             "--random-output-len",
-            "32",
+            "128",
             "--knob",
             "max-num-seqs=2,8",
             "--knob",
