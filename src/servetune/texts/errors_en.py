@@ -253,4 +253,6 @@ TEXTS: dict[str, str] = {
     "hint.gated-model": "set HF_TOKEN for gated models",
     "hint.model-id": "check the model id",
     "monitor.not-rules": "{path} is neither JSON nor YAML: {reason}",
+    "vllm.not-a-version": "not a vLLM version: {version}",
+    "vllm.not-a-version.hint": "give a release number such as 0.8.5 or 0.33.0",
 }

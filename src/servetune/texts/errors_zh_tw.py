@@ -239,4 +239,6 @@ TEXTS: dict[str, str] = {
     "hint.gated-model": "需授權的模型請設定 HF_TOKEN",
     "hint.model-id": "請檢查模型 ID",
     "monitor.not-rules": "{path} 既不是 JSON 也不是 YAML：{reason}",
+    "vllm.not-a-version": "不是 vLLM 的版本：{version}",
+    "vllm.not-a-version.hint": "請給像 0.8.5 或 0.33.0 這樣的版本號",
 }

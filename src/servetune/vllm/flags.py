@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from servetune import _data
 from servetune.errors import UsageError
+from servetune.texts import ErrorText
 
 FlagKind = Literal["value", "bool", "store_true", "list"]
 
@@ -163,10 +164,7 @@ def installed_vllm_version() -> str | None:
 def table_for(version: str) -> str:
     """The known table used to review commands for `version` (nearest known release at or below)."""
     if not re.match(r"^v?\d+\.\d+(\.\d+)?", version):
-        raise UsageError(
-            f"not a vLLM version: {version!r}",
-            "give a release number such as 0.8.5 or 0.33.0",
-        )
+        raise UsageError(ErrorText("vllm.not-a-version", version=repr(version)))
     exact = version.strip().removeprefix("v")
     if exact in _tables():
         return exact
