@@ -29,6 +29,7 @@ import argparse
 import asyncio
 import fcntl
 import json
+import math
 import os
 import statistics
 import sys
@@ -279,7 +280,8 @@ def print_by_kind(title: str, cases: Sequence[accuracy.Case], eff: step_time.Eff
     for kind, members in groups.items():
         cells = []
         for metric in accuracy.METRICS:
-            got = [abs(table[c.name][metric]) for c in members if metric in table[c.name]]
+            errs = (table[c.name].get(metric, math.nan) for c in members)
+            got = [abs(e) for e in errs if math.isfinite(e)]
             cells.append(_cell(got))
         print(f"  {kind:12} {len(members):4d}  " + "  ".join(cells))
 
@@ -301,6 +303,10 @@ def print_answered(
     mine = [u for u in unanswered if u.split == split]
     total = len(cases) + len(mine)
     print(f"  answered {len(cases)} of {total} records ({100 * len(cases) / max(total, 1):.0f}%)")
+    fixed = [c for c in cases if c.corrected]
+    if fixed:
+        rules = sorted({r for c in fixed for r in c.corrected})
+        print(f"    {len(fixed)} of them planned as check corrected them ({', '.join(rules)})")
     reasons: dict[str, list[str]] = {}
     for u in mine:
         reasons.setdefault(u.reason, []).append(u.name)
@@ -324,7 +330,7 @@ def run_gpu(refit: bool, worst: int) -> None:
         print_by_kind(f"GPU, {split} records: median |error| (records with the figure)",
                       members, efficiency)
         print_answered(split, members, unanswered)
-        if worst:
+        if worst and split == "fit":  # held-out records are read as scores by group only
             print(f"  the {worst} worst:")
             print_worst(members, efficiency, worst)
 
@@ -354,7 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--gpu", action="store_true", help="the published GPU part")
     parser.add_argument("--speed", action="store_true", help="the speed figure")
     parser.add_argument("--fit", action="store_true", help="refit the GPU defaults")
-    parser.add_argument("--worst", type=int, default=0, help="list the N worst GPU records")
+    parser.add_argument("--worst", type=int, default=0, help="list the N worst fit records")
     parser.add_argument("--measured", type=Path, help="re-analyse saved CPU measurements")
     parser.add_argument("--save", type=Path, default=Path("/tmp/plan-cpu-runs.json"))
     args = parser.parse_args(argv)

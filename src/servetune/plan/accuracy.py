@@ -44,6 +44,7 @@ class Case:
     group: str = "held-out"
     source: str = ""
     kind: str = ""  # dense TP1, dense TP>1, MoE, AMD (`kind_of`)
+    corrected: tuple[str, ...] = ()  # the check errors plan fixed to answer (rule ids)
 
     def observation(self) -> calibrate.Observation:
         return calibrate.Observation(self.setup, self.load, self.measured, self.name)

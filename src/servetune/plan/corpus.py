@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servetune.errors import ServetuneError
-from servetune.plan import predict
+from servetune.plan import planner, predict
 from servetune.plan.accuracy import METRICS, Case, kind_of
 from servetune.plan.simulate import Load
 from servetune.review.check import CheckOptions, Report, check_text
@@ -136,13 +136,16 @@ def _load(rec: Mapping[str, object]) -> Load | None:
     )
 
 
+def _options(rec: Mapping[str, object]) -> CheckOptions:
+    version = version_of(rec.get("vllm_version"))
+    return CheckOptions(gpus=str(rec["gpus"]), vllm_version=version, detect_hardware=False)
+
+
 def _check(rec: Mapping[str, object]) -> Report:
     # what the script's environment sets: the model the record names, a port
     known = {"MODEL": str(rec.get("model") or ""), "PORT": "8000"}
     command = expand_shell(str(rec["command"]), known)
-    version = version_of(rec.get("vllm_version"))
-    options = CheckOptions(gpus=str(rec["gpus"]), vllm_version=version, detect_hardware=False)
-    return check_text(command, options)
+    return check_text(command, _options(rec))
 
 
 def _unknown(report: Report) -> Reason | None:
@@ -155,14 +158,26 @@ def _unknown(report: Report) -> Reason | None:
     return None
 
 
-SetupFn = Callable[[Report], "predict.Setup | Reason"]
+SetupFn = Callable[[Report, CheckOptions], "predict.Setup | Reason"]
 
 
-def refuse_on_errors(report: Report) -> predict.Setup | Reason:
+def _refused(report: Report) -> Reason:
+    return "refused:" + ",".join(sorted({f.rule for f in report.errors}))
+
+
+def refuse_on_errors(report: Report, options: CheckOptions) -> predict.Setup | Reason:
     """What `plan` did before it planned corrected commands: refuse on any `check` error."""
-    if report.errors:
-        return "refused:" + ",".join(sorted({f.rule for f in report.errors}))
-    return predict.setup(report)
+    del options
+    return _refused(report) if report.errors else predict.setup(report)
+
+
+def as_plan_does(report: Report, options: CheckOptions) -> predict.Setup | Reason:
+    """What `plan` does: a command check knows the fix for is planned corrected."""
+    plannable = planner.corrected(report, options)
+    if plannable is None:
+        return _refused(report)
+    fixed = plannable.report if isinstance(plannable, planner.Corrected) else plannable
+    return predict.setup(fixed)
 
 
 def _measured(rec: Mapping[str, object]) -> dict[str, float]:
@@ -188,23 +203,21 @@ def case_of(rec: Mapping[str, object], make_setup: SetupFn) -> Case | Unanswered
     name, split = str(rec["id"]), str(rec.get("split", "held-out"))
     load, measured = _load(rec), _measured(rec)
     report = _report(rec)
-    kind = kind_of(report) if isinstance(report, Report) else ""
-    setup_: predict.Setup | Reason
     if isinstance(report, str):
-        setup_ = report
-    elif load is None:
-        setup_ = "no-load"
-    elif not measured:
-        setup_ = "no-figures"
-    else:
-        setup_ = make_setup(report)
-    if isinstance(setup_, str) or load is None:
-        return Unanswered(name, split, str(setup_), kind)
-    return Case(name, setup_, load, measured, split, str(rec.get("url", "")), kind)
+        return Unanswered(name, split, report)
+    kind = kind_of(report)
+    if load is None or not measured:
+        return Unanswered(name, split, "no-load" if load is None else "no-figures", kind)
+    setup_ = make_setup(report, _options(rec))
+    if isinstance(setup_, str):
+        return Unanswered(name, split, setup_, kind)
+    fixed = () if setup_.report is report else tuple(f.rule for f in report.errors)
+    url = str(rec.get("url", ""))
+    return Case(name, setup_, load, measured, split, url, kind_of(setup_.report), fixed)
 
 
 def corpus_cases(
-    path: Path, make_setup: SetupFn = refuse_on_errors
+    path: Path, make_setup: SetupFn = as_plan_does
 ) -> tuple[list[Case], list[Unanswered]]:
     """Every record of the corpus file: the answered ones as cases, the others with why."""
     records = json.loads(path.read_text(encoding="utf-8"))["records"]
