@@ -29,6 +29,7 @@ import argparse
 import asyncio
 import fcntl
 import json
+import math
 import os
 import statistics
 import sys
@@ -44,7 +45,7 @@ sys.path.insert(0, str(ROOT / "tests" / "fakes"))
 from servetune.measure import results  # noqa: E402
 from servetune.measure.bench import BenchConfig, run_bench  # noqa: E402
 from servetune.measure.workload import WorkloadSpec  # noqa: E402
-from servetune.plan import accuracy, calibrate, predict, step_time  # noqa: E402
+from servetune.plan import accuracy, calibrate, corpus, predict, step_time  # noqa: E402
 from servetune.plan.simulate import Limits, Load  # noqa: E402
 from servetune.review.check import CheckOptions, check_text  # noqa: E402
 from servetune.vllm import log as vllm_log  # noqa: E402
@@ -52,6 +53,7 @@ from servetune.vllm import log as vllm_log  # noqa: E402
 import vllm_cpu  # noqa: E402
 
 PUBLISHED = ROOT / "tests" / "data" / "published_vllm_benchmarks.json"
+CORPUS = ROOT / "tests" / "data" / "corpus" / "runs.json"
 LOCK = Path("/tmp/servetune-vllm.lock")
 MAX_NUM_SEQS = 16
 MAX_BATCHED = 1024
@@ -250,17 +252,87 @@ def run_cpu(measured_file: Path | None, save: Path | None) -> None:
     print_errors("CPU, held-out runs", accuracy.in_group(cases, "held-out"), e)
 
 
-def run_gpu(refit: bool) -> None:
-    print("\n== GPUs: published vllm bench serve results ==")
-    cases = accuracy.published_cases(PUBLISHED)
+SPLITS = {"calibration": "fit", "fit": "fit", "held-out": "held-out"}
+SHORT = {"output_throughput": "out tok/s", "mean_tpot_ms": "mean TPOT", "mean_ttft_ms": "mean TTFT"}
+
+
+def gpu_cases() -> tuple[list[accuracy.Case], list[corpus.Unanswered]]:
+    """The older published file (its 'calibration' group is `fit`) and the corpus, together."""
+    old = [
+        replace(c, group=SPLITS[c.group]) for c in accuracy.published_cases(PUBLISHED)
+    ]
+    new, unanswered = corpus.corpus_cases(CORPUS)
+    return old + new, unanswered
+
+
+def _cell(values: list[float]) -> str:
+    if not values:
+        return f"{'-':>12}"
+    return f"{100 * statistics.median(values):5.0f}% ({len(values):2d})"
+
+
+def print_by_kind(title: str, cases: Sequence[accuracy.Case], eff: step_time.Efficiency) -> None:
+    """Median |error| of each metric per group (dense TP1, dense TP>1, MoE, AMD)."""
+    print(f"\n{title}")
+    print(f"  {'group':12} {'runs':>4}  " + "  ".join(f"{SHORT[m]:>12}" for m in accuracy.METRICS))
+    table = {case.name: accuracy.errors(case, eff) for case in cases}
+    groups = {**accuracy.by_kind(cases), "all": list(cases)}
+    for kind, members in groups.items():
+        cells = []
+        for metric in accuracy.METRICS:
+            errs = (table[c.name].get(metric, math.nan) for c in members)
+            got = [abs(e) for e in errs if math.isfinite(e)]
+            cells.append(_cell(got))
+        print(f"  {kind:12} {len(members):4d}  " + "  ".join(cells))
+
+
+def print_worst(cases: Sequence[accuracy.Case], eff: step_time.Efficiency, top: int) -> None:
+    rows = []
+    for case in cases:
+        errs = accuracy.errors(case, eff)
+        worst = max((abs(v) for v in errs.values()), default=0.0)
+        rows.append((worst, case.name, case.kind, errs))
+    for worst, name, kind, errs in sorted(rows, reverse=True)[:top]:
+        cells = "  ".join(f"{SHORT[m]} {_pct(errs[m])}" for m in accuracy.METRICS if m in errs)
+        print(f"    {name[:52]:52} {kind:10} {cells}  (worst {100 * worst:.0f}%)")
+
+
+def print_answered(
+    split: str, cases: Sequence[accuracy.Case], unanswered: Sequence[corpus.Unanswered]
+) -> None:
+    mine = [u for u in unanswered if u.split == split]
+    total = len(cases) + len(mine)
+    print(f"  answered {len(cases)} of {total} records ({100 * len(cases) / max(total, 1):.0f}%)")
+    fixed = [c for c in cases if c.corrected]
+    if fixed:
+        rules = sorted({r for c in fixed for r in c.corrected})
+        print(f"    {len(fixed)} of them planned as check corrected them ({', '.join(rules)})")
+    reasons: dict[str, list[str]] = {}
+    for u in mine:
+        reasons.setdefault(u.reason, []).append(u.name)
+    for reason, names in sorted(reasons.items(), key=lambda kv: -len(kv[1])):
+        print(f"    not answered, {reason}: {len(names)} ({', '.join(n[:40] for n in names[:3])}"
+              f"{', ...' if len(names) > 3 else ''})")
+
+
+def run_gpu(refit: bool, worst: int) -> None:
+    print("\n== GPUs: published vLLM benchmark runs (tests/data: corpus/runs.json and "
+          "published_vllm_benchmarks.json) ==")
+    cases, unanswered = gpu_cases()
     efficiency = step_time.Efficiency()
     if refit:
-        train = [c.observation() for c in accuracy.in_group(cases, "calibration")]
+        train = [c.observation() for c in accuracy.in_group(cases, "fit")]
         efficiency = calibrate.fit(train).efficiency
-        print(f"  refitted on the calibration group: {efficiency}")
+        print(f"  refitted on the fit records: {efficiency}")
     print(f"  constants: {efficiency}")
-    for group in ("calibration", "held-out"):
-        print_errors(f"GPU, {group} records", accuracy.in_group(cases, group), efficiency)
+    for split in ("fit", "held-out"):
+        members = accuracy.in_group(cases, split)
+        print_by_kind(f"GPU, {split} records: median |error| (records with the figure)",
+                      members, efficiency)
+        print_answered(split, members, unanswered)
+        if worst and split == "fit":  # held-out records are read as scores by group only
+            print(f"  the {worst} worst:")
+            print_worst(members, efficiency, worst)
 
 
 def run_speed() -> None:
@@ -288,6 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--gpu", action="store_true", help="the published GPU part")
     parser.add_argument("--speed", action="store_true", help="the speed figure")
     parser.add_argument("--fit", action="store_true", help="refit the GPU defaults")
+    parser.add_argument("--worst", type=int, default=0, help="list the N worst fit records")
     parser.add_argument("--measured", type=Path, help="re-analyse saved CPU measurements")
     parser.add_argument("--save", type=Path, default=Path("/tmp/plan-cpu-runs.json"))
     args = parser.parse_args(argv)
@@ -295,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.cpu or everything:
         run_cpu(args.measured, args.save)
     if args.gpu or everything:
-        run_gpu(args.fit)
+        run_gpu(args.fit, args.worst)
     if args.speed or everything:
         run_speed()
     return 0

@@ -70,12 +70,45 @@ def test_text_answers_the_boss_in_english_and_chinese(capsys: pytest.CaptureFixt
     assert "50 人同時用會卡嗎" in zh and "最划算的改動" in zh
 
 
-def test_a_command_vllm_refuses_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main([*BASE, "--concurrency", "8", "--", "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct",
-                 "--tensor-parallel-size", "3"])  # fmt: skip
+def test_a_command_check_knows_the_fix_for_is_planned_corrected(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    tp3 = ["--", "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--tensor-parallel-size", "3"]
+    assert main([*BASE, "--concurrency", "8", *tp3]) == 0
+    out = capsys.readouterr().out
+    first, *_ = out.splitlines()
+    assert first.startswith("Planned as corrected: the command as given would not run (")
+    assert "tp-exceeds-gpus" in out.split("\n\n")[0]
+    assert "  vllm serve Qwen/Qwen2.5-7B-Instruct \\\n    --tensor-parallel-size 1\n" in out
+    assert "Will 8 users lag?" in out
+    code, doc = _json(capsys, *BASE, "--concurrency", "8", "--format", "json", *tp3)
+    assert code == 0
+    assert doc["planned_command"] == (
+        "vllm serve Qwen/Qwen2.5-7B-Instruct \\\n  --tensor-parallel-size 1"
+    )
+    corrections = doc["corrections"]
+    assert isinstance(corrections, list)
+    assert {c["rule"] for c in corrections} >= {"tp-exceeds-gpus"}
+    assert all(c["title"] and c["fix"] for c in corrections)
+    assert isinstance(doc["prediction"], dict) and doc["prediction"]["output_throughput"] > 0
+
+
+def test_a_command_as_given_has_no_corrections(capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc = _json(capsys, *BASE, "--concurrency", "4", "--format", "json", *SEED)
+    assert code == 0 and doc["planned_command"] is None and doc["corrections"] == []
+
+
+def test_a_command_with_no_known_fix_is_refused_and_exits_1(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # 70B in bf16 on one 24 GB card: check knows no flag that makes it fit
+    code = main(["plan", "--vllm-version", "0.33.0", "--gpus", "1xL4", "--input-len", "100",
+                 "--output-len", "10", "--concurrency", "1", "--", "vllm", "serve",
+                 "meta-llama/Llama-3.1-70B-Instruct"])  # fmt: skip
     out = capsys.readouterr().out
     assert code == 1
-    assert "tp-exceeds-gpus" in out or "tp-heads-indivisible" in out
+    assert out.startswith("This configuration cannot run; check finds:")
+    assert "weights-dont-fit" in out
 
 
 @pytest.mark.parametrize(

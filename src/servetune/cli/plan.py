@@ -206,14 +206,16 @@ def _refused(args: PlanArgs, streams: Streams, errors: Sequence[Finding]) -> Exi
 
 
 def run(args: PlanArgs, streams: Streams) -> ExitCode:
-    from servetune.plan.planner import PlanConfig, batching_sweep, run_plan
+    from servetune.plan.planner import PlanConfig, batching_sweep, corrected, run_plan
     from servetune.render.plan import plan_text, plot_written, write_plot
 
     report = review(args.review, streams.stdin)
-    if report.errors:
+    options = args.review.check_options()
+    plannable = corrected(report, options)  # a command check knows the fix for is planned fixed
+    if plannable is None:
         return _refused(args, streams, report.errors)
     config = PlanConfig(load=args.load(), slo=args.targets(), calibrate=args.calibrate)
-    result = run_plan(report, config, args.review.check_options())
+    result = run_plan(plannable, config, options)
     if args.plot is not None:
         write_plot(args.plot, batching_sweep(result))
     if args.review.output.format == "json":

@@ -43,6 +43,8 @@ class Case:
     measured: dict[str, float]
     group: str = "held-out"
     source: str = ""
+    kind: str = ""  # dense TP1, dense TP>1, MoE, AMD (`kind_of`)
+    corrected: tuple[str, ...] = ()  # the check errors plan fixed to answer (rule ids)
 
     def observation(self) -> calibrate.Observation:
         return calibrate.Observation(self.setup, self.load, self.measured, self.name)
@@ -55,7 +57,7 @@ def errors(
     obs = case.observation()
     if prompts is not None:
         obs = replace(obs, load=replace(obs.load, num_prompts=min(prompts, obs.load.num_prompts)))
-    got = calibrate.predicted(obs, efficiency or case.setup.cost.efficiency)
+    got = calibrate.predicted(obs, efficiency or case.setup.cost.efficiency, prompts=None)
     return {m: got[m] / v - 1 for m in METRICS if (v := case.measured.get(m)) and v > 0}
 
 
@@ -77,6 +79,25 @@ def spread(per_case: Iterable[dict[str, float]]) -> dict[str, Spread]:
         if values:
             out[metric] = Spread(statistics.median(values), max(values), len(values))
     return out
+
+
+KINDS = ("dense TP1", "dense TP>1", "MoE", "AMD")
+
+
+def kind_of(report: Report) -> str:
+    """The accuracy group a configuration falls in: AMD GPUs first (their kernels and links are
+    their own), then mixture-of-experts models, then dense ones by tensor parallelism."""
+    spec = report.hardware.spec if report.hardware else None
+    if spec is not None and spec.platform == "rocm":
+        return "AMD"
+    if report.model is not None and report.model.is_moe:
+        return "MoE"
+    return "dense TP1" if report.settings.world_size == 1 else "dense TP>1"
+
+
+def by_kind(cases: Sequence[Case]) -> dict[str, list[Case]]:
+    """The cases of each accuracy group, in `KINDS` order (empty groups left out)."""
+    return {k: got for k in KINDS if (got := [c for c in cases if c.kind == k])}
 
 
 def _load(workload: dict[str, object]) -> Load:
@@ -118,7 +139,8 @@ def published_cases(path: Path) -> list[Case]:
         measured = {m: float(v) for m in METRICS if (v := rec["measured"].get(m)) is not None}
         group, source = rec.get("group", "held-out"), rec.get("source", "")
         setup_ = _with_reported_kv(predict.setup(report), report, rec.get("kv_cache_gib"))
-        cases.append(Case(rec["id"], setup_, _load(rec["workload"]), measured, group, source))
+        load = _load(rec["workload"])
+        cases.append(Case(rec["id"], setup_, load, measured, group, source, kind_of(report)))
     return cases
 
 

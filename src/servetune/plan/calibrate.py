@@ -57,10 +57,15 @@ def _from_efficiency(e: step_time.Efficiency) -> list[float]:
     return [math.log(max(v, 1e-9)) for v in values]
 
 
-def predicted(obs: Observation, efficiency: step_time.Efficiency) -> dict[str, float]:
-    """The metrics the simulation gives for one observation under `efficiency`."""
+def predicted(
+    obs: Observation, efficiency: step_time.Efficiency, prompts: int | None = CALIBRATION_PROMPTS
+) -> dict[str, float]:
+    """The metrics the simulation gives for one observation under `efficiency` (at most
+    `prompts` requests of it simulated; None: all of them)."""
     setup_ = replace(obs.setup, cost=obs.setup.cost.with_efficiency(efficiency))
-    load = replace(obs.load, num_prompts=min(obs.load.num_prompts, CALIBRATION_PROMPTS))
+    load = obs.load
+    if prompts is not None:
+        load = replace(load, num_prompts=min(load.num_prompts, prompts))
     p = predict.summarise(predict.run(setup_, load), setup_, predict.Slo())
     return {
         "output_throughput": p.output_throughput,

@@ -17,7 +17,7 @@ from servetune.judge import runs
 from servetune.plan import calibrate, predict, step_time, what_if
 from servetune.plan.note import Note
 from servetune.plan.simulate import Load
-from servetune.review.check import CheckOptions, Report, check_command
+from servetune.review.check import CheckOptions, Finding, Report, check_command, check_text
 from servetune.vllm import serve_command
 
 SCHEMA_VERSION = 1
@@ -34,6 +34,32 @@ class PlanConfig:
 
 
 @dataclass(frozen=True)
+class Corrected:
+    """A command check refused but knows the fix for: what plan predicts instead."""
+
+    report: Report  # check's review of the corrected command (no errors left)
+    command: str  # the corrected command, as check prints it
+    fixed: tuple[Finding, ...]  # the errors of the command as given, each fixed
+
+
+def corrected(report: Report, options: CheckOptions) -> Corrected | Report | None:
+    """What plan can plan: the report itself when check found no error; the corrected command
+    when check knows a fix for every error (a `--max-model-len` that fits, a TP the GPUs
+    allow) and the corrected command passes check; None when some error has no fix."""
+    if not report.errors:
+        return report
+    if report.corrected_command is None:
+        return None
+    # the corrected command under the release the first check used, whatever chose it
+    again = check_text(
+        report.corrected_command, replace(options, vllm_version=report.command.version)
+    )
+    if again.errors:
+        return None
+    return Corrected(again, report.corrected_command, report.errors)
+
+
+@dataclass(frozen=True)
 class PlanResult:
     """Everything `plan` answers (the JSON contract, typed)."""
 
@@ -45,6 +71,7 @@ class PlanResult:
     static: predict.Prediction
     calibration: calibrate.Fit | None
     notes: tuple[Note, ...]
+    corrected: Corrected | None = None  # set when the command as given was refused
 
     @property
     def best(self) -> what_if.WhatIf | None:
@@ -76,7 +103,15 @@ class PlanResult:
             },
             "calibrated": self.calibration is not None,
             "notes": [note.text() for note in self.notes],
+            "planned_command": self.corrected.command if self.corrected else None,
+            "corrections": [_correction_json(f) for f in self.corrected.fixed]
+            if self.corrected
+            else [],
         }
+
+
+def _correction_json(finding: Finding) -> dict[str, object]:
+    return {"rule": finding.rule, "title": finding.title.text(), "fix": finding.fix.text()}
 
 
 def _observation(
@@ -153,8 +188,11 @@ def _notes(report: Report, fit: calibrate.Fit | None) -> list[Note]:
     return notes
 
 
-def run_plan(report: Report, config: PlanConfig, options: CheckOptions) -> PlanResult:
-    """Predict the command under the load, try the what-ifs, and compare static batching."""
+def run_plan(report: Report | Corrected, config: PlanConfig, options: CheckOptions) -> PlanResult:
+    """Predict the command under the load, try the what-ifs, and compare static batching.
+    A `Corrected` command (see `corrected`) is planned as corrected, and says so."""
+    fixed = report if isinstance(report, Corrected) else None
+    report = report.report if isinstance(report, Corrected) else report
     fit = _calibrate(config.calibrate, report, options, config.load) if config.calibrate else None
     efficiency = fit.efficiency if fit else step_time.Efficiency()
 
@@ -177,6 +215,7 @@ def run_plan(report: Report, config: PlanConfig, options: CheckOptions) -> PlanR
         static=static,
         calibration=fit,
         notes=tuple(_notes(report, fit)),
+        corrected=fixed,
     )
 
 

@@ -174,6 +174,16 @@ def _best(result: PlanResult, say: Voice) -> str:
     return say("answer.best", change=best.change, gpus=best.gpus, what=what)
 
 
+def _corrected(result: PlanResult, say: Voice) -> list[str]:
+    """The first lines when plan planned check's corrected command: why, and the command."""
+    fixed = result.corrected
+    if fixed is None:
+        return []
+    rules = ", ".join(dict.fromkeys(f.rule for f in fixed.fixed))
+    lines = wrap(say("corrected", rules=rules), "")
+    return [*lines, *("  " + line for line in fixed.command.splitlines()), ""]
+
+
 def plan_text(result: PlanResult, lang: Language = "en") -> str:
     """The table, what-ifs, batching comparison and the plain-language answer."""
     say = texts.Voice("plan", lang)
@@ -190,6 +200,7 @@ def plan_text(result: PlanResult, lang: Language = "en") -> str:
     )
     gpus = f"{report.hardware.count}x{report.hardware.name}" if report.hardware else "?"
     lines = [
+        *_corrected(result, say),
         *wrap(header, ""),
         "",
         _head(say),

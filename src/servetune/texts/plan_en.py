@@ -69,6 +69,10 @@ TEXTS: dict[str, str] = {
     "notes": "Notes:",
     "plot.written": "plot: {path}",
     "refused": "This configuration cannot run; check finds:",
+    "corrected": (
+        "Planned as corrected: the command as given would not run ({rules}) and check knows "
+        "the fix; every figure below is for this command:"
+    ),
     "note.uncalibrated": (
         "uncalibrated: the step-time constants are defaults fitted to published runs "
         "(bandwidth efficiency {bandwidth}, compute efficiency {compute}, {step_ms} ms per "

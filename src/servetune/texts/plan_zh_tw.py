@@ -67,6 +67,10 @@ TEXTS: dict[str, str] = {
     "notes": "附註：",
     "plot.written": "圖：{path}",
     "refused": "這個設定無法執行；check 找到：",
+    "corrected": (
+        "已照 check 的修正來規劃：原指令無法執行（{rules}），check 知道怎麼修；"
+        "以下數字都是這條指令的："
+    ),
     "note.uncalibrated": (
         "未校準：每步耗時的常數是依公開測量結果擬合的預設值（頻寬效率 {bandwidth}、運算效率 "
         "{compute}、每步 {step_ms} ms、每個請求每步 {seq_us} us）；要得到準確的數字，請用 "

@@ -1,0 +1,232 @@
+"""Published vLLM benchmark runs (tests/data/corpus/runs.json) as `plan` accuracy cases.
+
+Each record is one measured point from a public source: its URL, `split` (`fit` or
+`held-out`, fixed by source when it was added: tests/data/corpus/README.md), the GPUs, the vLLM
+release, the serve command as published, the workload and the figures as quoted. A record is
+tried as a new user would try it: the command goes through `check` on the record's GPUs and
+release; what `plan` would answer is predicted; what it would not is kept with the reason
+(no command or load published, the model or GPU not known, refused by `check`).
+
+The load is what really ran where the quote says it (total input and generated tokens over the
+successful requests: replies that end at EOS are shorter than asked), else the asked lengths.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from servetune.errors import ServetuneError
+from servetune.plan import planner, predict
+from servetune.plan.accuracy import METRICS, Case, kind_of
+from servetune.plan.simulate import Load
+from servetune.review.check import CheckOptions, Report, check_text
+
+Reason = str  # no-command, no-load, no-figures, unknown-model, unknown-gpu, refused:<rule>...
+# ShareGPT prompts and replies vary about as much as a uniform draw over [0, 2 x mean] does
+# (ShareGPT_V3 under vLLM's sharegpt loader: coefficient of variation of the reply length near
+# 0.6-1.0); the widest uniform range the simulator draws from stands in for it.
+SHAREGPT_RANGE = 0.95
+
+
+@dataclass(frozen=True)
+class Unanswered:
+    """A record `plan` gives no prediction for, and why."""
+
+    name: str
+    split: str
+    reason: Reason
+    kind: str = ""
+
+
+_QUOTE_NUMBERS = {
+    "completed": (r"Successful requests:\s*([\d.,]+)", r'"completed":\s*([\d.]+)'),
+    "input": (r"Total input tokens:\s*([\d.,]+)", r'"total_input_tokens":\s*([\d.]+)'),
+    "output": (r"Total generated tokens:\s*([\d.,]+)", r'"total_output_tokens":\s*([\d.]+)'),
+}
+
+
+def quoted_totals(quote: str) -> dict[str, float]:
+    """Successful requests and total input/generated tokens, where the quote prints them
+    (vLLM's text summary or its --save-result JSON)."""
+    found = {}
+    for key, patterns in _QUOTE_NUMBERS.items():
+        for pattern in patterns:
+            if match := re.search(pattern, quote):
+                found[key] = float(match.group(1).replace(",", ""))
+                break
+    return found
+
+
+_ASSIGN = re.compile(r"^\s*(?:export\s+)?([A-Z_][A-Z0-9_]*)=(\"[^\"]*\"|'[^']*'|\S*)\s*$", re.M)
+_VAR = re.compile(r"\$\{([A-Z_][A-Z0-9_]*)(?::-([^}]*))?\}|\$([A-Z_][A-Z0-9_]*)")
+
+
+def expand_shell(text: str, known: Mapping[str, str]) -> str:
+    """The command with the shell variables a published script sets (`NAME=value`,
+    `${NAME:-default}`) or the record names (`$MODEL`) filled in, as its author ran it."""
+    values = dict(known)
+
+    def sub(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(3)
+        return values.get(name, match.group(2) or "")
+
+    for name, value in _ASSIGN.findall(text):  # in order: a value may use an earlier one
+        values.setdefault(name, _VAR.sub(sub, value.strip("\"'")))
+    return _VAR.sub(sub, text)
+
+
+def version_of(raw: object) -> str | None:
+    """The release a record names ('0.17.0 (image ...)', '0.11.0rc2'), as check reads it."""
+    match = re.match(r"v?(\d+\.\d+(?:\.\d+)?)", str(raw or ""))
+    return match.group(1) if match else None
+
+
+def _range_ratio(workload: Mapping[str, object]) -> tuple[float, float]:
+    """(length spread, factor on the asked length's mean) of the random dataset's draw.
+    vLLM's `bench serve` draws [L(1-r), L(1+r)] (0.9 onwards); the older benchmark_serving.py
+    that InferenceX vendors draws [rL, L]: a mean of (1+r)/2 L."""
+    if workload.get("dataset") == "sharegpt":
+        return SHAREGPT_RANGE, 1.0
+    flags = str(workload.get("tool_flags") or "")
+    match = re.search(r"--random-range-ratio[ =]([\d.]+)", flags)
+    if not match:
+        return 0.0, 1.0
+    r = float(match.group(1))
+    if "benchmark_serving.py" in str(workload.get("tool") or ""):
+        return (1 - r) / (1 + r), (1 + r) / 2
+    return r, 1.0
+
+
+def _load(rec: Mapping[str, object]) -> Load | None:
+    workload = rec.get("workload")
+    if not isinstance(workload, dict):
+        return None
+    totals = quoted_totals(str(rec.get("quote") or ""))
+    done = totals.get("completed") or workload.get("num_prompts")
+    spread, factor = _range_ratio(workload)
+    asked_in, asked_out = workload.get("input_len"), workload.get("output_len")
+    if isinstance(done, int | float) and done > 0 and "input" in totals:
+        input_len = totals["input"] / done
+    elif isinstance(asked_in, int | float):
+        input_len = asked_in * factor
+    else:
+        return None
+    if isinstance(done, int | float) and done > 0 and "output" in totals:
+        output_len = totals["output"] / done
+    elif isinstance(asked_out, int | float):
+        output_len = asked_out * factor
+    else:
+        return None
+    if not isinstance(done, int | float) or done <= 0:
+        return None
+    concurrency, rate = workload.get("max_concurrency"), workload.get("request_rate")
+    finite_rate = float(rate) if isinstance(rate, int | float) and rate < 1e4 else None
+    cap = int(concurrency) if isinstance(concurrency, int | float) and concurrency > 0 else None
+    return Load(
+        input_len=max(1, round(input_len)),
+        output_len=max(2, round(output_len)),
+        num_prompts=int(done),
+        concurrency=cap if cap else (None if finite_rate else int(done)),
+        request_rate=finite_rate,
+        range_ratio=spread,
+    )
+
+
+def _options(rec: Mapping[str, object]) -> CheckOptions:
+    version = version_of(rec.get("vllm_version"))
+    return CheckOptions(gpus=str(rec["gpus"]), vllm_version=version, detect_hardware=False)
+
+
+def _check(rec: Mapping[str, object]) -> Report:
+    # what the script's environment sets: the model the record names, a port
+    known = {"MODEL": str(rec.get("model") or ""), "PORT": "8000"}
+    command = expand_shell(str(rec["command"]), known)
+    return check_text(command, _options(rec))
+
+
+def _unknown(report: Report) -> Reason | None:
+    if report.model is None:
+        return "unknown-model"
+    if report.hardware is None or report.hardware.spec is None:
+        return "unknown-gpu"
+    if report.estimate is None:
+        return "model-shape-unknown"
+    return None
+
+
+SetupFn = Callable[[Report, CheckOptions], "predict.Setup | Reason"]
+
+
+def _refused(report: Report) -> Reason:
+    return "refused:" + ",".join(sorted({f.rule for f in report.errors}))
+
+
+def refuse_on_errors(report: Report, options: CheckOptions) -> predict.Setup | Reason:
+    """What `plan` did before it planned corrected commands: refuse on any `check` error."""
+    del options
+    return _refused(report) if report.errors else predict.setup(report)
+
+
+def as_plan_does(report: Report, options: CheckOptions) -> predict.Setup | Reason:
+    """What `plan` does: a command check knows the fix for is planned corrected."""
+    plannable = planner.corrected(report, options)
+    if plannable is None:
+        return _refused(report)
+    fixed = plannable.report if isinstance(plannable, planner.Corrected) else plannable
+    return predict.setup(fixed)
+
+
+def _measured(rec: Mapping[str, object]) -> dict[str, float]:
+    raw = rec.get("measured")
+    if not isinstance(raw, dict):
+        return {}
+    return {m: float(v) for m in METRICS if isinstance(v := raw.get(m), int | float)}
+
+
+def _report(rec: Mapping[str, object]) -> Report | Reason:
+    """check's report of the record's command, or why there is none to plan from."""
+    if not rec.get("command"):
+        return "no-command"
+    try:
+        report = _check(rec)
+    except ServetuneError as exc:
+        return f"check-error:{type(exc).__name__}"
+    return _unknown(report) or report
+
+
+def case_of(rec: Mapping[str, object], make_setup: SetupFn) -> Case | Unanswered:
+    """One record as plan answers it (`make_setup` decides what plan does with the report)."""
+    name, split = str(rec["id"]), str(rec.get("split", "held-out"))
+    load, measured = _load(rec), _measured(rec)
+    report = _report(rec)
+    if isinstance(report, str):
+        return Unanswered(name, split, report)
+    kind = kind_of(report)
+    if load is None or not measured:
+        return Unanswered(name, split, "no-load" if load is None else "no-figures", kind)
+    setup_ = make_setup(report, _options(rec))
+    if isinstance(setup_, str):
+        return Unanswered(name, split, setup_, kind)
+    fixed = () if setup_.report is report else tuple(f.rule for f in report.errors)
+    url = str(rec.get("url", ""))
+    return Case(name, setup_, load, measured, split, url, kind_of(setup_.report), fixed)
+
+
+def corpus_cases(
+    path: Path, make_setup: SetupFn = as_plan_does
+) -> tuple[list[Case], list[Unanswered]]:
+    """Every record of the corpus file: the answered ones as cases, the others with why."""
+    records = json.loads(path.read_text(encoding="utf-8"))["records"]
+    cases: list[Case] = []
+    unanswered: list[Unanswered] = []
+    for rec in records:
+        got = case_of(rec, make_setup)
+        if isinstance(got, Case):
+            cases.append(got)
+        else:
+            unanswered.append(got)
+    return cases, unanswered

@@ -1,0 +1,74 @@
+"""The published-runs corpus as plan reads it: the split by source, the load as it really ran,
+and the shell variables of a published script filled in."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from servetune.plan import accuracy, corpus
+
+RUNS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "runs.json"
+
+
+@pytest.fixture(scope="module")
+def records() -> list[dict[str, object]]:
+    data: list[dict[str, object]] = json.loads(RUNS.read_text(encoding="utf-8"))["records"]
+    return data
+
+
+@pytest.fixture(scope="module")
+def answered() -> tuple[list[accuracy.Case], list[corpus.Unanswered]]:
+    return corpus.corpus_cases(RUNS)
+
+
+def test_the_split_is_the_source_hash_rule(records: list[dict[str, object]]) -> None:
+    for rec in records:
+        digest = int(hashlib.sha256(str(rec["source_key"]).encode()).hexdigest(), 16)
+        assert rec["split"] == ("held-out" if digest % 10 < 4 else "fit"), rec["id"]
+    held_out = sum(rec["split"] == "held-out" for rec in records)
+    assert held_out >= 0.3 * len(records)
+
+
+def test_every_record_is_answered_or_says_why(
+    records: list[dict[str, object]],
+    answered: tuple[list[accuracy.Case], list[corpus.Unanswered]],
+) -> None:
+    cases, unanswered = answered
+    assert len(cases) + len(unanswered) == len(records)
+    assert all(c.group in ("fit", "held-out") and c.kind in accuracy.KINDS for c in cases)
+    assert all(u.reason for u in unanswered)
+
+
+def test_the_load_is_what_the_quote_says_ran(
+    answered: tuple[list[accuracy.Case], list[corpus.Unanswered]],
+) -> None:
+    cases = {c.name: c for c in answered[0] if c.group == "fit"}
+    # 100 x 32,000 prompt tokens, 9,394 generated over 100 replies (asked 100: some ended at EOS)
+    case = cases["gpustack-gpt-oss-20b-a100-tp1-random-32k-input"]
+    assert (case.load.input_len, case.load.output_len) == (32000, 94)
+    assert case.load.concurrency == 100  # no cap and an infinite rate: all at once
+    sharegpt = cases["gpustack-qwen3-14b-h100-tp1-sharegpt"].load
+    assert sharegpt.range_ratio == corpus.SHAREGPT_RANGE
+
+
+def test_quoted_totals_read_both_summary_spellings() -> None:
+    text = "Successful requests:   998\nTotal input tokens:   7,984,000\n"
+    assert corpus.quoted_totals(text) == {"completed": 998.0, "input": 7984000.0}
+    saved = '{"completed": 40, "total_input_tokens": 40960, "total_output_tokens": 5120}'
+    assert corpus.quoted_totals(saved) == {"completed": 40.0, "input": 40960.0, "output": 5120.0}
+
+
+def test_a_published_script_has_its_variables_filled_in() -> None:
+    script = 'PORT=${PORT:-8888}\nX="--block-size 64"\nvllm serve $MODEL --port $PORT $X $UNSET'
+    out = corpus.expand_shell(script, {"MODEL": "openai/gpt-oss-120b"})
+    assert out.splitlines()[-1] == "vllm serve openai/gpt-oss-120b --port 8888 --block-size 64 "
+
+
+def test_a_release_is_read_from_its_published_spelling() -> None:
+    assert corpus.version_of("0.17.0 (image vllm/vllm-openai-rocm:v0.17.0)") == "0.17.0"
+    assert corpus.version_of("0.11.0rc2") == "0.11.0"
+    assert corpus.version_of(None) is None
