@@ -35,6 +35,100 @@ if TYPE_CHECKING:
 SLO_KEYS = ("ttft", "tpot", "e2el")
 
 
+def _add_load(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("the load")
+    g.add_argument(
+        "--input-len",
+        type=positive_int,
+        metavar="N",
+        help="prompt tokens per request (or --random-input-len)",
+    )
+    g.add_argument(
+        "--output-len",
+        type=positive_int,
+        metavar="N",
+        help="output tokens per request (or --random-output-len)",
+    )
+    g.add_argument(
+        "--random-input-len",
+        type=positive_int,
+        metavar="N",
+        help="the same as --input-len, spelled as in bench",
+    )
+    g.add_argument(
+        "--random-output-len",
+        type=positive_int,
+        metavar="N",
+        help="the same as --output-len, spelled as in bench",
+    )
+    g.add_argument(
+        "--random-range-ratio",
+        type=ratio,
+        default=0.0,
+        metavar="R",
+        help="lengths vary uniformly by +/- R (default 0), as in bench",
+    )
+    g.add_argument(
+        "--dataset-name",
+        choices=("random",),
+        default="random",
+        help="only random lengths are simulated (accepted for bench's spelling)",
+    )
+    g.add_argument(
+        "--concurrency",
+        type=positive_int,
+        metavar="N",
+        help="N users at once, closed loop (each sends the next request when the last ends)",
+    )
+    g.add_argument(
+        "--request-rate",
+        type=positive_float,
+        metavar="R",
+        help="open loop: Poisson arrivals at R requests/s",
+    )
+    g.add_argument(
+        "--num-prompts",
+        type=positive_int,
+        default=1000,
+        metavar="N",
+        help="requests simulated (default 1000)",
+    )
+    g.add_argument("--seed", type=int, default=0, help="seed of lengths and arrivals (default 0)")
+
+
+def _add_targets(parser: argparse.ArgumentParser) -> None:
+    t = parser.add_argument_group("targets and accuracy")
+    t.add_argument(
+        "--slo",
+        action="append",
+        default=[],
+        metavar="KEY:MS",
+        help="a latency target, repeated: ttft, tpot or e2el in ms (p99 unless --slo-percentile)",
+    )
+    t.add_argument(
+        "--slo-percentile",
+        type=int,
+        default=99,
+        choices=(50, 90, 95, 99),
+        help="the percentile the targets apply to (default 99)",
+    )
+    t.add_argument(
+        "--calibrate",
+        nargs="+",
+        type=Path,
+        default=[],
+        metavar="RESULT",
+        help="result files measured on this setup (servetune bench or vllm bench serve) "
+        "to fit the model to",
+    )
+    t.add_argument(
+        "--plot",
+        type=Path,
+        metavar="FILE",
+        help="write continuous vs static batching over a range of users (PNG, or SVG by extension)",
+    )
+
+
 @dataclass(frozen=True)
 class PlanArgs:
     review: ReviewArgs
@@ -53,98 +147,8 @@ class PlanArgs:
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         ReviewArgs.add_arguments(parser)
-        g = parser.add_argument_group("the load")
-        g.add_argument(
-            "--input-len",
-            type=positive_int,
-            metavar="N",
-            help="prompt tokens per request (or --random-input-len)",
-        )
-        g.add_argument(
-            "--output-len",
-            type=positive_int,
-            metavar="N",
-            help="output tokens per request (or --random-output-len)",
-        )
-        g.add_argument(
-            "--random-input-len",
-            type=positive_int,
-            metavar="N",
-            help="the same as --input-len, spelled as in bench",
-        )
-        g.add_argument(
-            "--random-output-len",
-            type=positive_int,
-            metavar="N",
-            help="the same as --output-len, spelled as in bench",
-        )
-        g.add_argument(
-            "--random-range-ratio",
-            type=ratio,
-            default=0.0,
-            metavar="R",
-            help="lengths vary uniformly by +/- R (default 0), as in bench",
-        )
-        g.add_argument(
-            "--dataset-name",
-            choices=("random",),
-            default="random",
-            help="only random lengths are simulated (accepted for bench's spelling)",
-        )
-        g.add_argument(
-            "--concurrency",
-            type=positive_int,
-            metavar="N",
-            help="N users at once, closed loop (each sends the next request when the last ends)",
-        )
-        g.add_argument(
-            "--request-rate",
-            type=positive_float,
-            metavar="R",
-            help="open loop: Poisson arrivals at R requests/s",
-        )
-        g.add_argument(
-            "--num-prompts",
-            type=positive_int,
-            default=1000,
-            metavar="N",
-            help="requests simulated (default 1000)",
-        )
-        g.add_argument(
-            "--seed", type=int, default=0, help="seed of lengths and arrivals (default 0)"
-        )
-        t = parser.add_argument_group("targets and accuracy")
-        t.add_argument(
-            "--slo",
-            action="append",
-            default=[],
-            metavar="KEY:MS",
-            help="a latency target, repeated: ttft, tpot or e2el in ms "
-            "(p99 unless --slo-percentile)",
-        )
-        t.add_argument(
-            "--slo-percentile",
-            type=int,
-            default=99,
-            choices=(50, 90, 95, 99),
-            help="the percentile the targets apply to (default 99)",
-        )
-        t.add_argument(
-            "--calibrate",
-            nargs="+",
-            type=Path,
-            default=[],
-            metavar="RESULT",
-            help="result files measured on this setup (servetune bench or vllm bench serve) "
-            "to fit the model to",
-        )
-        t.add_argument(
-            "--plot",
-            type=Path,
-            metavar="FILE",
-            help="write continuous vs static batching over a range of users "
-            "(PNG, or SVG by extension)",
-        )
+        _add_load(parser)
+        _add_targets(parser)
 
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> Self:
