@@ -258,9 +258,7 @@ SHORT = {"output_throughput": "out tok/s", "mean_tpot_ms": "mean TPOT", "mean_tt
 
 def gpu_cases() -> tuple[list[accuracy.Case], list[corpus.Unanswered]]:
     """The older published file (its 'calibration' group is `fit`) and the corpus, together."""
-    old = [
-        replace(c, group=SPLITS[c.group]) for c in accuracy.published_cases(PUBLISHED)
-    ]
+    old = [replace(c, group=SPLITS[c.group]) for c in accuracy.published_cases(PUBLISHED)]
     new, unanswered = corpus.corpus_cases(CORPUS)
     return old + new, unanswered
 
@@ -311,13 +309,17 @@ def print_answered(
     for u in mine:
         reasons.setdefault(u.reason, []).append(u.name)
     for reason, names in sorted(reasons.items(), key=lambda kv: -len(kv[1])):
-        print(f"    not answered, {reason}: {len(names)} ({', '.join(n[:40] for n in names[:3])}"
-              f"{', ...' if len(names) > 3 else ''})")
+        print(
+            f"    not answered, {reason}: {len(names)} ({', '.join(n[:40] for n in names[:3])}"
+            f"{', ...' if len(names) > 3 else ''})"
+        )
 
 
 def run_gpu(refit: bool, worst: int) -> None:
-    print("\n== GPUs: published vLLM benchmark runs (tests/data: corpus/runs.json and "
-          "published_vllm_benchmarks.json) ==")
+    print(
+        "\n== GPUs: published vLLM benchmark runs (tests/data: corpus/runs.json and "
+        "published_vllm_benchmarks.json) =="
+    )
     cases, unanswered = gpu_cases()
     efficiency = step_time.Efficiency()
     if refit:
@@ -327,8 +329,9 @@ def run_gpu(refit: bool, worst: int) -> None:
     print(f"  constants: {efficiency}")
     for split in ("fit", "held-out"):
         members = accuracy.in_group(cases, split)
-        print_by_kind(f"GPU, {split} records: median |error| (records with the figure)",
-                      members, efficiency)
+        print_by_kind(
+            f"GPU, {split} records: median |error| (records with the figure)", members, efficiency
+        )
         print_answered(split, members, unanswered)
         if worst and split == "fit":  # held-out records are read as scores by group only
             print(f"  the {worst} worst:")

@@ -111,7 +111,7 @@ class Option:
     serve_hidden: bool = False  # left out when the command line says `serve` (0.9.0's --model)
     choices: list[str] | None = None  # the values the release accepts (None: any, or unknown)
     literals: list[str] | None = None  # the Literal part of its config field's type, if any
-    explicit: bool = False  # its kind is written in the add_argument call (not inferred from a type)
+    explicit: bool = False  # its kind is written in add_argument (not inferred from a type)
 
 
 @dataclass

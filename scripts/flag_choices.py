@@ -82,10 +82,10 @@ class ChoiceReader:
         tree = self.tree(path)
         modules: list[str] = []
         for node in tree.body if tree else []:
-            if isinstance(node, ast.ImportFrom) and node.module:
-                if any(alias.name == name for alias in node.names):
-                    base = node.module.replace(".", "/")
-                    modules += [f"{base}.py", f"{base}/__init__.py"]
+            named = isinstance(node, ast.ImportFrom) and node.module
+            if named and any(alias.name == name for alias in node.names):
+                base = node.module.replace(".", "/")
+                modules += [f"{base}.py", f"{base}/__init__.py"]
         return modules
 
     def constant(self, name: str, near: str | None) -> tuple[str, ast.expr] | None:
@@ -199,7 +199,7 @@ class ChoiceReader:
             self.unresolved.append(f"{path}: {ast.unparse(node)[:80]}")
         return found
 
-    def _values(  # noqa: C901, PLR0911, PLR0912 -- one case per expression form
+    def _values(  # noqa: C901, PLR0911 -- one case per expression form
         self,
         node: ast.expr,
         path: str | None,
@@ -268,7 +268,8 @@ class ChoiceReader:
 
     @staticmethod
     def _manager(node: ast.expr) -> str | None:
-        """`ReasoningParserManager.reasoning_parsers`, `X.tool_parsers.keys()`, `X.list_registered()`."""
+        """`ReasoningParserManager.reasoning_parsers`, `X.tool_parsers.keys()`,
+        `X.list_registered()`."""
         text = ast.unparse(node)
         for attribute, manager in MANAGERS.items():
             if re.search(rf"\b{manager}\.({attribute}|list_registered\(\))", text):
@@ -307,7 +308,9 @@ class ChoiceReader:
                 others.add(ast.unparse(part))
         return (literals if seen else None), others
 
-    def _union_parts(self, node: ast.expr, path: str | None, depth: int) -> list[ast.expr]:
+    def _union_parts(  # noqa: PLR0911 -- one case per annotation form
+        self, node: ast.expr, path: str | None, depth: int
+    ) -> list[ast.expr]:
         if depth > 6:
             return [node]
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
