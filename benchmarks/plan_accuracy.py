@@ -45,7 +45,14 @@ sys.path.insert(0, str(ROOT / "tests" / "fakes"))
 from servetune.measure import results  # noqa: E402
 from servetune.measure.bench import BenchConfig, run_bench  # noqa: E402
 from servetune.measure.workload import WorkloadSpec  # noqa: E402
-from servetune.plan import accuracy, calibrate, corpus, predict, step_time  # noqa: E402
+from servetune.plan import (  # noqa: E402
+    accuracy,
+    calibrate,
+    corpus,
+    predict,
+    step_time,
+    uncertainty,
+)
 from servetune.plan.simulate import Limits, Load  # noqa: E402
 from servetune.review.check import CheckOptions, check_text  # noqa: E402
 from servetune.vllm import log as vllm_log  # noqa: E402
@@ -315,6 +322,50 @@ def print_answered(
         )
 
 
+GPU_FITTED = tuple(n for n in calibrate.BOUNDS if n != "rocm")
+
+
+def refit_defaults(
+    fit: Sequence[accuracy.Case], start: step_time.Efficiency
+) -> step_time.Efficiency:
+    """The defaults refitted on `fit` records only: every constant but `rocm` on the NVIDIA
+    records (absolute log errors: a median fit), then `rocm` alone on the AMD ones."""
+    nvidia = [c.observation() for c in fit if c.kind != "AMD"]
+    amd = [c.observation() for c in fit if c.kind == "AMD"]
+    began = time.monotonic()
+    got = calibrate.fit(nvidia, start, GPU_FITTED, loss="absolute", prompts=None)
+    print(f"  fitted {len(GPU_FITTED)} constants on {len(nvidia)} fit records "
+          f"({got.evaluations} evaluations, {time.monotonic() - began:.0f} s)", flush=True)
+    efficiency = got.efficiency
+    if amd:
+        efficiency = calibrate.fit(amd, efficiency, ("rocm",), "absolute", None).efficiency
+    print(f"  refitted: {efficiency}", flush=True)
+    return efficiency
+
+
+def print_intervals(held_out: Sequence[accuracy.Case], eff: step_time.Efficiency) -> None:
+    """The 80% factors the held-out residuals give per group (uncertainty.FACTORS is this,
+    rounded), and how often the packaged FACTORS hold the measured value."""
+    print("\n  80% intervals from the held-out residuals (measured / predicted, p10-p90):")
+    cased = [replace(c, setup=replace(c.setup, cost=c.setup.cost.with_efficiency(eff)))
+             for c in held_out]  # fmt: skip
+    for kind, by_metric in uncertainty.factors(cased).items():
+        cells = "  ".join(f"{SHORT[m]} {lo:.2f}-{hi:.2f}" for m, (lo, hi) in by_metric.items())
+        print(f"    {kind:12} {cells}")
+    hits: dict[str, list[bool]] = {}
+    for case in cased:
+        for metric, error in accuracy.errors(case).items():
+            if not math.isfinite(error):
+                continue
+            predicted = case.measured[metric] * (1 + error)
+            bounds = uncertainty.interval(case.kind, metric, predicted)
+            if bounds is not None:
+                hits.setdefault(case.kind, []).append(bounds.holds(case.measured[metric]))
+    for kind, got in hits.items():
+        print(f"    {kind:12} the packaged intervals hold {100 * sum(got) / len(got):.0f}% "
+              f"of {len(got)} held-out figures")
+
+
 def run_gpu(refit: bool, worst: int) -> None:
     print(
         "\n== GPUs: published vLLM benchmark runs (tests/data: corpus/runs.json and "
@@ -323,9 +374,7 @@ def run_gpu(refit: bool, worst: int) -> None:
     cases, unanswered = gpu_cases()
     efficiency = step_time.Efficiency()
     if refit:
-        train = [c.observation() for c in accuracy.in_group(cases, "fit")]
-        efficiency = calibrate.fit(train).efficiency
-        print(f"  refitted on the fit records: {efficiency}")
+        efficiency = refit_defaults(accuracy.in_group(cases, "fit"), efficiency)
     print(f"  constants: {efficiency}")
     for split in ("fit", "held-out"):
         members = accuracy.in_group(cases, split)
@@ -336,6 +385,7 @@ def run_gpu(refit: bool, worst: int) -> None:
         if worst and split == "fit":  # held-out records are read as scores by group only
             print(f"  the {worst} worst:")
             print_worst(members, efficiency, worst)
+    print_intervals(accuracy.in_group(cases, "held-out"), efficiency)
 
 
 def run_speed() -> None:

@@ -13,19 +13,36 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from servetune.plan import predict, step_time
 from servetune.plan.simulate import Load
 
 METRICS: dict[str, float] = {"output_throughput": 1.0, "mean_tpot_ms": 1.0, "mean_ttft_ms": 0.5}
-# (low, high) for bandwidth efficiency, compute efficiency, step overhead s, per-sequence s,
-# request overhead s. No kernel streams HBM above ~92% of its peak or runs dense GEMMs above
-# ~85% of the tensor-core peak: higher values would mean the model misses work, not speed.
-BOUNDS = ((0.02, 0.92), (0.02, 0.85), (1e-4, 0.5), (1e-7, 5e-3), (1e-5, 2.0))
+# (low, high) of each constant. No kernel streams HBM above ~92% of its peak or runs dense GEMMs
+# above ~85% of the tensor-core peak: higher values would mean the model misses work, not speed.
+BOUNDS: dict[str, tuple[float, float]] = {
+    "bandwidth": (0.02, 0.92),
+    "compute": (0.02, 0.85),
+    "step_overhead_s": (1e-4, 0.5),
+    "per_seq_s": (1e-7, 5e-3),
+    "request_overhead_s": (1e-5, 2.0),
+    "compute_half_tokens": (1.0, 8192.0),
+    "layer_s": (1e-7, 1e-3),
+    "moe_layer_s": (1e-7, 2e-3),
+    # vLLM's fused-MoE kernels, tuned per shape (benchmarks/kernels/benchmark_moe.py), stream
+    # expert weights at no less than half the rate of dense GEMMs at decode batch sizes
+    "moe_bandwidth": (0.5, 1.0),
+    "frontend_s": (1e-7, 2e-3),
+    "rocm": (0.05, 1.0),
+}
+# What `plan --calibrate` fits on a user's own runs: the five a few runs can tell apart.
+USER_FITTED = ("bandwidth", "compute", "step_overhead_s", "per_seq_s", "request_overhead_s")
 CALIBRATION_PROMPTS = 300  # requests simulated per run while fitting (enough for means)
 # Nelder-Mead runs, each restarted from the last one's best point with this first step (in
 # natural log units: 2.0 = x7.4, so that a constant decades away from its default is reached)
 SIMPLEX_STEPS = (2.0, 0.7, 0.3)
+Loss = Literal["squared", "absolute"]
 
 
 @dataclass(frozen=True)
@@ -47,14 +64,18 @@ class Fit:
     evaluations: int
 
 
-def _to_efficiency(x: Sequence[float]) -> step_time.Efficiency:
-    clipped = [min(max(math.exp(v), lo), hi) for v, (lo, hi) in zip(x, BOUNDS, strict=True)]
-    return step_time.Efficiency(*clipped)
+def _to_efficiency(
+    x: Sequence[float], start: step_time.Efficiency, names: Sequence[str]
+) -> step_time.Efficiency:
+    values = {
+        name: min(max(math.exp(v), BOUNDS[name][0]), BOUNDS[name][1])
+        for v, name in zip(x, names, strict=True)
+    }
+    return replace(start, **values)
 
 
-def _from_efficiency(e: step_time.Efficiency) -> list[float]:
-    values = (e.bandwidth, e.compute, e.step_overhead_s, e.per_seq_s, e.request_overhead_s)
-    return [math.log(max(v, 1e-9)) for v in values]
+def _from_efficiency(e: step_time.Efficiency, names: Sequence[str]) -> list[float]:
+    return [math.log(max(float(getattr(e, name)), 1e-9)) for name in names]
 
 
 def predicted(
@@ -74,14 +95,22 @@ def predicted(
     }
 
 
-def _loss(observations: Sequence[Observation], efficiency: step_time.Efficiency) -> float:
+def _loss(
+    observations: Sequence[Observation],
+    efficiency: step_time.Efficiency,
+    loss: Loss = "squared",
+    prompts: int | None = CALIBRATION_PROMPTS,
+) -> float:
+    """Sum over runs and metrics of the weighted log-ratio, squared (a user's few runs) or
+    absolute (many published runs: a median fit that a few odd runs cannot pull)."""
     total = 0.0
     for obs in observations:
-        got = predicted(obs, efficiency)
+        got = predicted(obs, efficiency, prompts)
         for metric, weight in METRICS.items():
             want, have = obs.measured.get(metric), got.get(metric)
             if want and have and want > 0 and have > 0 and math.isfinite(have):
-                total += weight * math.log(have / want) ** 2
+                miss = abs(math.log(have / want))
+                total += weight * (miss if loss == "absolute" else miss**2)
     return total
 
 
@@ -130,18 +159,30 @@ def nelder_mead(
     return points[winner], evaluations
 
 
-def fit(observations: Sequence[Observation], start: step_time.Efficiency | None = None) -> Fit:
-    """Constants that make the simulation reproduce the observed runs (module docstring)."""
-    best = _from_efficiency(start or step_time.Efficiency())
+def fit(
+    observations: Sequence[Observation],
+    start: step_time.Efficiency | None = None,
+    names: Sequence[str] = USER_FITTED,
+    loss: Loss = "squared",
+    prompts: int | None = CALIBRATION_PROMPTS,
+) -> Fit:
+    """Constants that make the simulation reproduce the observed runs (module docstring):
+    the constants `names`, the others kept as in `start`."""
+    base = start or step_time.Efficiency()
+    best = _from_efficiency(base, names)
     evaluations = 0
+
+    def objective(x: list[float]) -> float:
+        return _loss(observations, _to_efficiency(x, base, names), loss, prompts)
+
     for step in SIMPLEX_STEPS:  # a fresh simplex around the best point: out of flat valleys
-        best, used = nelder_mead(lambda x: _loss(observations, _to_efficiency(x)), best, step)
-        best = _from_efficiency(_to_efficiency(best))  # back inside the bounds
+        best, used = nelder_mead(objective, best, step)
+        best = _from_efficiency(_to_efficiency(best, base, names), names)  # inside the bounds
         evaluations += used
-    efficiency = _to_efficiency(best)
+    efficiency = _to_efficiency(best, base, names)
     errors = {}
     for i, obs in enumerate(observations):
-        got = predicted(obs, efficiency)
+        got = predicted(obs, efficiency, prompts)
         errors[obs.source or f"run {i + 1}"] = {
             m: got[m] / obs.measured[m] - 1 for m in METRICS if obs.measured.get(m)
         }

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from servetune.errors import UsageError
 from servetune.judge import runs
-from servetune.plan import calibrate, predict, step_time, what_if
+from servetune.plan import accuracy, calibrate, predict, step_time, uncertainty, what_if
 from servetune.plan.note import Note
 from servetune.plan.simulate import Load
 from servetune.review.check import CheckOptions, Finding, Report, check_command, check_text
@@ -72,6 +72,8 @@ class PlanResult:
     calibration: calibrate.Fit | None
     notes: tuple[Note, ...]
     corrected: Corrected | None = None  # set when the command as given was refused
+    group: str = ""  # the accuracy group its intervals come from (`accuracy.kind_of`)
+    intervals: dict[str, uncertainty.Interval] = field(default_factory=dict)
 
     @property
     def best(self) -> what_if.WhatIf | None:
@@ -89,6 +91,10 @@ class PlanResult:
 
         return max(scored, key=score)[0]
 
+    def _interval_json(self) -> dict[str, object]:
+        figures: dict[str, object] = {m: _pair(i) for m, i in self.intervals.items()}
+        return {"coverage": uncertainty.COVERAGE, "group": self.group, **figures}
+
     def to_json(self) -> dict[str, object]:
         """The `--format json` object of the contract (English, whatever the view's language)."""
         return {
@@ -103,11 +109,16 @@ class PlanResult:
             },
             "calibrated": self.calibration is not None,
             "notes": [note.text() for note in self.notes],
+            "interval": self._interval_json(),
             "planned_command": self.corrected.command if self.corrected else None,
             "corrections": [_correction_json(f) for f in self.corrected.fixed]
             if self.corrected
             else [],
         }
+
+
+def _pair(interval: uncertainty.Interval) -> list[object]:
+    return [_finite(interval.low), _finite(interval.high)]
 
 
 def _correction_json(finding: Finding) -> dict[str, object]:
@@ -201,6 +212,9 @@ def run_plan(report: Report | Corrected, config: PlanConfig, options: CheckOptio
 
     setup_ = make_setup(report)
     base = predict.predict(setup_, config.load, config.slo)
+    group, error = accuracy.kind_of(report), _worst(fit)
+    base = replace(base, verdict=uncertainty.verdict(base, config.slo, group, error))
+    bounds = uncertainty.intervals(group, base.prediction, error)
     static = predict.summarise(predict.run_static(setup_, config.load), setup_, config.slo)
     whatifs: list[what_if.WhatIf] = []
     if config.what_ifs:
@@ -214,9 +228,33 @@ def run_plan(report: Report | Corrected, config: PlanConfig, options: CheckOptio
         what_ifs=tuple(whatifs),
         static=static,
         calibration=fit,
-        notes=tuple(_notes(report, fit)),
+        notes=(*_notes(report, fit), *_interval_note(group, bounds)),
         corrected=fixed,
+        group=group,
+        intervals=bounds,
     )
+
+
+def _worst(fit: calibrate.Fit | None) -> float | None:
+    if fit is None:
+        return None
+    return max((abs(e) for errs in fit.errors.values() for e in errs.values()), default=0.0)
+
+
+def _interval_note(group: str, bounds: dict[str, uncertainty.Interval]) -> list[Note]:
+    """The 80% intervals of the headline figures, as a note of the answer."""
+    if len(bounds) < len(accuracy.METRICS):
+        return []
+    out, tpot, ttft = (bounds[m] for m in accuracy.METRICS)
+    return [
+        Note(
+            "note.interval",
+            group=group,
+            out=f"{out.low:,.0f}-{out.high:,.0f}",
+            tpot=f"{tpot.low:,.1f}-{tpot.high:,.1f}",
+            ttft=f"{ttft.low:,.0f}-{ttft.high:,.0f}",
+        )
+    ]
 
 
 def batching_sweep(

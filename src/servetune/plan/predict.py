@@ -14,6 +14,7 @@ from servetune.measure import metrics
 from servetune.plan import step_time
 from servetune.plan.simulate import Limits, Load, SimResult, simulate_continuous, simulate_static
 from servetune.review.check import Report
+from servetune.vllm.flags import version_at_least
 
 Bound = Literal[
     "kv-cache",
@@ -71,6 +72,7 @@ class Setup:
     limits: Limits
     cost: step_time.StepTime
     gpus: int
+    replicas: int = 1  # data-parallel engines: each takes its share of the load
 
 
 def setup(report: Report, efficiency: step_time.Efficiency | None = None) -> Setup:
@@ -86,11 +88,16 @@ def setup(report: Report, efficiency: step_time.Efficiency | None = None) -> Set
     fp8 = s.quantization == "fp8" or (model.quantization and model.quantization.method == "fp8")
     capable = (machine.spec.capability or 0) >= 89
     device = step_time.device(machine.spec, fp8_compute=bool(fp8) and capable)
+    args = report.command.args
     cost = step_time.StepTime(
-        step_time.work(model, s, est.kv_bytes_per_token_per_gpu),
+        step_time.work(
+            model, s, est.kv_bytes_per_token_per_gpu, bool(args.get("--enable-expert-parallel"))
+        ),
         device,
         efficiency or step_time.Efficiency(),
         eager=s.enforce_eager,
+        async_scheduling=async_scheduling(report),
+        graph_max_tokens=min(2 * s.max_num_seqs, step_time.CUDA_GRAPH_MAX_TOKENS),
     )
     limits = Limits(
         max_num_seqs=s.max_num_seqs,
@@ -99,7 +106,21 @@ def setup(report: Report, efficiency: step_time.Efficiency | None = None) -> Set
         block_size=s.block_size,
         chunked_prefill=s.chunked_prefill,
     )
-    return Setup(report, limits, cost, max(s.gpus_needed, 1))
+    return Setup(report, limits, cost, max(s.gpus_needed, 1), max(s.data_parallel_size, 1))
+
+
+ASYNC_SCHEDULING_FROM = "0.14.0"  # vllm/config/vllm.py: on unless an option rules it out
+
+
+def async_scheduling(report: Report) -> bool:
+    """Whether the engine overlaps scheduling with the GPU: `--async-scheduling` (or
+    `--no-async-scheduling`) as given, else vLLM's default by release."""
+    given = report.command.args.get("--async-scheduling")
+    if isinstance(given, bool):
+        return given
+    if report.command.args.get("--no-async-scheduling") is True:
+        return False
+    return version_at_least(report.command.version, ASYNC_SCHEDULING_FROM)
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -120,9 +141,10 @@ def summarise(sim: SimResult, setup_: Setup, slo: Slo) -> Prediction:
     ]
     e2el = [1000 * (r.finish - r.arrival) for r in reqs]
     p = slo.percentile
+    engines = setup_.replicas  # the simulated engine is one of this many alike
     return Prediction(
-        output_throughput=sum(r.output_len for r in reqs) / duration,
-        request_throughput=len(reqs) / duration,
+        output_throughput=engines * sum(r.output_len for r in reqs) / duration,
+        request_throughput=engines * len(reqs) / duration,
         mean_ttft_ms=_mean(ttft),
         p99_ttft_ms=_percentile(ttft, 99),
         mean_tpot_ms=_mean(tpot),
@@ -152,14 +174,30 @@ def verdict(prediction: Prediction, slo: Slo) -> Verdict | None:
     return "marginal" if any(r > 1 - MARGINAL for r in ratios) else "meets"
 
 
+def share(load: Load, replicas: int) -> Load:
+    """One data-parallel engine's share of the load (vLLM's DP front end spreads requests
+    over the engines): 1/replicas of the users or of the arrival rate, and of the requests."""
+    if replicas <= 1:
+        return load
+    prompts = max(1, load.num_prompts // replicas)
+    if load.concurrency is not None:
+        users = max(1, load.concurrency // replicas)
+        return replace(load, concurrency=users, num_prompts=prompts)
+    rate = load.request_rate / replicas if load.request_rate else None
+    return replace(load, request_rate=rate, num_prompts=prompts)
+
+
 def run(setup_: Setup, load: Load) -> SimResult:
+    """One engine under its share of the load (`summarise` adds the engines' throughputs)."""
     delay = setup_.cost.efficiency.request_overhead_s
-    return simulate_continuous(load, setup_.limits, setup_.cost, admit_delay_s=delay)
+    mine = share(load, setup_.replicas)
+    return simulate_continuous(mine, setup_.limits, setup_.cost, admit_delay_s=delay)
 
 
 def run_static(setup_: Setup, load: Load) -> SimResult:
     delay = setup_.cost.efficiency.request_overhead_s
-    return simulate_static(load, setup_.limits, setup_.cost, admit_delay_s=delay)
+    mine = share(load, setup_.replicas)
+    return simulate_static(mine, setup_.limits, setup_.cost, admit_delay_s=delay)
 
 
 def _probe_load(load: Load, users: int) -> Load:

@@ -85,11 +85,16 @@ TEXTS: dict[str, str] = {
         "on those runs {worst}%"
     ),
     "note.moe": (
-        "MoE: tokens are assumed to be routed evenly over the experts (not validated against "
-        "published MoE runs)"
+        "MoE: each step reads the experts its tokens are routed to (E x (1 - (1 - k/E)^B) per "
+        "layer for B tokens choosing k of E; the busiest GPU under expert parallelism), "
+        "fitted on published MoE runs"
     ),
     "note.mla": (
-        "MLA: attention cost is approximated from the latent dimensions (not validated "
-        "against published MLA runs)"
+        "MLA: one latent per token on every GPU (the KV cache is not split by TP), prefill as "
+        "MHA and decode over the latent (vLLM's absorbed path)"
+    ),
+    "note.interval": (
+        "80% intervals (from the held-out published runs of the {group} group): output "
+        "{out} tok/s, mean TPOT {tpot} ms, mean TTFT {ttft} ms; a target inside one is marginal"
     ),
 }

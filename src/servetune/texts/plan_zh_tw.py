@@ -80,6 +80,16 @@ TEXTS: dict[str, str] = {
         "已依 {runs} 次測量校準：頻寬效率 {bandwidth}、運算效率 {compute}、每步 {step_ms} "
         "ms、每個請求每步 {seq_us} us；在這些測量上的最大誤差 {worst}%"
     ),
-    "note.moe": "MoE：假設 token 平均分配給各個專家（尚未用公開的 MoE 測量結果驗證）",
-    "note.mla": "MLA：注意力的成本由潛在維度估算（尚未用公開的 MLA 測量結果驗證）",
+    "note.moe": (
+        "MoE：每一步只讀取 token 被分配到的專家（B 個 token 各選 E 中的 k 個時，每層約 "
+        "E x (1 - (1 - k/E)^B) 個；專家平行時看最忙的 GPU），依公開的 MoE 測量結果擬合"
+    ),
+    "note.mla": (
+        "MLA：每個 token 在每張 GPU 上存一份潛在向量（KV 快取不隨 TP 切分），prefill 走 MHA，"
+        "decode 走潛在向量（vLLM 的吸收路徑）"
+    ),
+    "note.interval": (
+        "80% 區間（來自 {group} 組保留驗證的公開測量）：輸出 {out} tok/s、平均 TPOT {tpot} ms、"
+        "平均 TTFT {ttft} ms；目標落在區間內即為勉強"
+    ),
 }
