@@ -334,8 +334,11 @@ def refit_defaults(
     amd = [c.observation() for c in fit if c.kind == "AMD"]
     began = time.monotonic()
     got = calibrate.fit(nvidia, start, GPU_FITTED, loss="absolute", prompts=None)
-    print(f"  fitted {len(GPU_FITTED)} constants on {len(nvidia)} fit records "
-          f"({got.evaluations} evaluations, {time.monotonic() - began:.0f} s)", flush=True)
+    print(
+        f"  fitted {len(GPU_FITTED)} constants on {len(nvidia)} fit records "
+        f"({got.evaluations} evaluations, {time.monotonic() - began:.0f} s)",
+        flush=True,
+    )
     efficiency = got.efficiency
     if amd:
         efficiency = calibrate.fit(amd, efficiency, ("rocm",), "absolute", None).efficiency
@@ -362,8 +365,10 @@ def print_intervals(held_out: Sequence[accuracy.Case], eff: step_time.Efficiency
             if bounds is not None:
                 hits.setdefault(case.kind, []).append(bounds.holds(case.measured[metric]))
     for kind, got in hits.items():
-        print(f"    {kind:12} the packaged intervals hold {100 * sum(got) / len(got):.0f}% "
-              f"of {len(got)} held-out figures")
+        print(
+            f"    {kind:12} the packaged intervals hold {100 * sum(got) / len(got):.0f}% "
+            f"of {len(got)} held-out figures"
+        )
 
 
 def run_gpu(refit: bool, worst: int) -> None:
