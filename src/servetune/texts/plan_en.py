@@ -29,7 +29,9 @@ TEXTS: dict[str, str] = {
     "targets": "Targets (p{percentile}): {targets}.",
     "targets.verdict": "{targets} {verdict}.",
     "verdict.meets": "MEETS the targets",
-    "verdict.marginal": "MARGINAL: within 10% of a target",
+    "verdict.marginal": (
+        "MARGINAL: a target lies within 10% or inside the prediction's 80% interval"
+    ),
     "verdict.fails": "FAILS a target",
     "capacity": "At most {users} users meet the targets: {qps} requests/s per GPU.",
     "capacity.none": "Even one user misses the targets on this configuration.",
@@ -51,8 +53,8 @@ TEXTS: dict[str, str] = {
     "answer.lag.yes.none": "Will {users} users lag? Yes: {detail}",
     "answer.lag.no": ("Will {users} users lag? No: {detail} There is room up to about {ok} users."),
     "answer.lag.marginal": (
-        "Will {users} users lag? Barely: {detail} This is within 10% of a target; about {ok} "
-        "users is the limit."
+        "Will {users} users lag? Too close to call: {detail} A target lies within 10% or "
+        "inside the prediction's 80% interval; about {ok} users is the limit."
     ),
     "answer.lag.unknown": (
         "Will {users} users lag? Mean time to first token {ttft} ms, mean time per output token "

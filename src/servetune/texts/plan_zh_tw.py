@@ -31,7 +31,7 @@ TEXTS: dict[str, str] = {
     "targets": "目標（p{percentile}）：{targets}。",
     "targets.verdict": "{targets}{verdict}。",
     "verdict.meets": "達標",
-    "verdict.marginal": "勉強：距離某個目標不到 10%",
+    "verdict.marginal": "難以判定：某個目標差距不到 10%，或落在預測的 80% 區間內",
     "verdict.fails": "未達標",
     "capacity": "最多 {users} 位使用者能達標：每張 GPU 每秒 {qps} 個請求。",
     "capacity.none": "在這個設定下，即使只有一位使用者也達不到目標。",
@@ -50,7 +50,8 @@ TEXTS: dict[str, str] = {
     "answer.lag.yes.none": "{users} 人同時用會卡嗎？會：{detail}",
     "answer.lag.no": "{users} 人同時用會卡嗎？不會：{detail}大約可以撐到 {ok} 人。",
     "answer.lag.marginal": (
-        "{users} 人同時用會卡嗎？勉強：{detail}離某個目標不到 10%；大約 {ok} 人是上限。"
+        "{users} 人同時用會卡嗎？難以判定：{detail}某個目標差距不到 10%，或落在預測的 80% 區間內；"
+        "大約 {ok} 人是上限。"
     ),
     "answer.lag.unknown": (
         "{users} 人同時用會卡嗎？平均首字延遲 {ttft} ms，平均每個輸出 token {tpot} ms"
