@@ -18,6 +18,7 @@ from servetune.plan import accuracy, calibrate, predict, step_time, uncertainty,
 from servetune.plan.note import Note
 from servetune.plan.simulate import Load
 from servetune.review.check import CheckOptions, Finding, Report, check_command, check_text
+from servetune.texts import ErrorText
 from servetune.vllm import serve_command
 
 SCHEMA_VERSION = 1
@@ -165,10 +166,7 @@ def _calibrate(
     observations = [_observation(r, report, options, load) for r in side.runs]
     usable = [o for o in observations if o.measured]
     if not usable:
-        raise UsageError(
-            "no run to calibrate on has throughput or latency figures",
-            "give result files written by servetune bench or vllm bench serve --save-result",
-        )
+        raise UsageError(ErrorText("plan.no-calibration"))
     return calibrate.fit(usable)
 
 

@@ -14,6 +14,7 @@ from servetune.measure import metrics
 from servetune.plan import step_time
 from servetune.plan.simulate import Limits, Load, SimResult, simulate_continuous, simulate_static
 from servetune.review.check import Report
+from servetune.texts import ErrorText
 from servetune.vllm.flags import version_at_least
 
 Bound = Literal[
@@ -79,12 +80,9 @@ def setup(report: Report, efficiency: step_time.Efficiency | None = None) -> Set
     """The simulator's view of a checked command; raises when the model or GPU is unknown."""
     model, machine, est, s = report.model, report.hardware, report.estimate, report.settings
     if model is None:
-        raise UsageError(
-            f"plan needs the model's facts and {report.command.model!r} is not known",
-            "pass --model-config PATH/config.json",
-        )
+        raise UsageError(ErrorText("plan.model-unknown", model=repr(report.command.model)))
     if machine is None or machine.spec is None or est is None:
-        raise UsageError("plan needs the GPU model", "pass --gpus, e.g. --gpus 1xH100-80GB")
+        raise UsageError(ErrorText("plan.gpu-unknown"))
     fp8 = s.quantization == "fp8" or (model.quantization and model.quantization.method == "fp8")
     capable = (machine.spec.capability or 0) >= 89
     device = step_time.device(machine.spec, fp8_compute=bool(fp8) and capable)

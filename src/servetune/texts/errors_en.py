@@ -255,4 +255,12 @@ TEXTS: dict[str, str] = {
     "monitor.not-rules": "{path} is neither JSON nor YAML: {reason}",
     "vllm.not-a-version": "not a vLLM version: {version}",
     "vllm.not-a-version.hint": "give a release number such as 0.8.5 or 0.33.0",
+    "plan.model-unknown": "plan needs the model's facts and {model} is not known",
+    "plan.model-unknown.hint": "pass --model-config PATH/config.json",
+    "plan.gpu-unknown": "plan needs the GPU model",
+    "plan.gpu-unknown.hint": "pass --gpus, e.g. --gpus 1xH100-80GB",
+    "plan.no-calibration": "no run to calibrate on has throughput or latency figures",
+    "plan.no-calibration.hint": (
+        "give result files written by servetune bench or vllm bench serve --save-result"
+    ),
 }

@@ -241,4 +241,12 @@ TEXTS: dict[str, str] = {
     "monitor.not-rules": "{path} 既不是 JSON 也不是 YAML：{reason}",
     "vllm.not-a-version": "不是 vLLM 的版本：{version}",
     "vllm.not-a-version.hint": "請給像 0.8.5 或 0.33.0 這樣的版本號",
+    "plan.model-unknown": "plan 需要模型的規格，但不認得 {model}",
+    "plan.model-unknown.hint": "請用 --model-config PATH/config.json 指定",
+    "plan.gpu-unknown": "plan 需要知道 GPU 型號",
+    "plan.gpu-unknown.hint": "請給 --gpus，例如 --gpus 1xH100-80GB",
+    "plan.no-calibration": "可用來校準的測量結果都沒有吞吐量或延遲數字",
+    "plan.no-calibration.hint": (
+        "請給 servetune bench 或 vllm bench serve --save-result 寫出的結果檔"
+    ),
 }
