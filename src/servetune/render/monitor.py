@@ -6,7 +6,6 @@ timeline and its plot, what `alerts` wrote and what `alerts --lint` found. JSON 
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from collections.abc import Mapping
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from servetune import texts
-from servetune.errors import MissingExtra, ServetuneError
+from servetune.errors import MissingExtra
 from servetune.texts import ErrorText
 
 if TYPE_CHECKING:
@@ -257,13 +256,9 @@ def write_plot(path: Path, result: Postmortem) -> Path:
         raise MissingExtra("report", ErrorText("feature.postmortem-plot")) from exc
     fig = Figure(figsize=(10.0, 4.0), layout="constrained")
     _draw(fig, result)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="svg" if path.suffix.lower() == ".svg" else "png", dpi=110)
-    try:
-        path.write_bytes(buffer.getvalue())
-    except OSError as exc:
-        raise ServetuneError(ErrorText("plot.cannot-write", path=path, reason=exc)) from exc
-    return path
+    from servetune.render import figure
+
+    return figure.save(fig, path)
 
 
 # --- alerts ------------------------------------------------------------------------------------

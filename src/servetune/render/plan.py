@@ -3,13 +3,12 @@ continuous-vs-static plot. The JSON view is `PlanResult.to_json`."""
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Sequence
 from pathlib import Path
 
 from servetune import texts
-from servetune.errors import MissingExtra, ServetuneError
+from servetune.errors import MissingExtra
 from servetune.plan import predict
 from servetune.plan.planner import PlanResult
 from servetune.plan.simulate import Load
@@ -262,10 +261,6 @@ def write_plot(path: Path, sweep: list[tuple[int, predict.Prediction, predict.Pr
         ax.set_xscale("log", base=2)
         ax.grid(alpha=0.3)
         ax.legend()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="svg" if path.suffix.lower() == ".svg" else "png", dpi=110)
-    try:
-        path.write_bytes(buffer.getvalue())
-    except OSError as exc:
-        raise ServetuneError(ErrorText("plot.cannot-write", path=path, reason=exc)) from exc
-    return path
+    from servetune.render import figure
+
+    return figure.save(fig, path)
