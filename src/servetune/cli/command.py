@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, Self, TextIO, TypeVar
+from typing import Any, Generic, NoReturn, Protocol, Self, TextIO, TypeVar
 
 from servetune.errors import ExitCode, UsageError
 from servetune.texts import ErrorText
@@ -16,7 +16,7 @@ __all__ = ["Command", "ExitCode", "Options", "Parser", "Streams"]
 class Parser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so the one error boundary handles it."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(ErrorText("cli.usage", message=message, prog=self.prog))
 
 

@@ -146,7 +146,7 @@ def _language(value: str) -> Language:
     raise argparse.ArgumentTypeError(f"choose from {', '.join(LANGUAGES)}")
 
 
-def add_language_argument(parser: argparse.ArgumentParser) -> None:
+def add_language_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """`--lang`; read it back with `language_of(ns)`."""
     parser.add_argument(
         "--lang",

@@ -56,7 +56,7 @@ def _add_server(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--force", action="store_true", help="start configurations despite check's error findings"
     )
-    add_language_argument(g)  # type: ignore[arg-type]
+    add_language_argument(g)
 
 
 def _add_workload(parser: argparse.ArgumentParser) -> None:
