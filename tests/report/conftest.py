@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tune_probes import probes
 
 from servetune.tune import output
-from servetune.tune.capacity import Capacity, Probe
+from servetune.tune.capacity import Capacity
 from servetune.tune.limit import Limit
 from servetune.tune.search import TuneConfig, run_tune
 from servetune.tune.trial import TRIAL_FILE, EventSink, Targets, TrialResult, TrialSpec
@@ -33,27 +34,6 @@ def data() -> Path:
 
 
 # --- a tune directory ---------------------------------------------------------------------------
-
-
-def _probes(capacity: int, result_file: Path) -> tuple[Probe, ...]:
-    levels = [capacity // 2, capacity, capacity + 1, 2 * capacity]
-    return tuple(
-        Probe(
-            users,
-            0,
-            50,
-            0,
-            {"ttft": 100.0 * users / capacity, "tpot": 20.0},
-            {"ttft": (0 if users <= capacity else 30, 50), "tpot": (0, 50)},
-            50.0 * users,
-            users / 4,
-            2.0,
-            str(result_file),
-            users <= capacity,
-            0.99,
-        )
-        for users in levels
-    )
 
 
 class _Runner:
@@ -74,7 +54,7 @@ class _Runner:
             found,
             limit,
             None,
-            _probes(users, self.result_file),
+            probes(users, self.result_file),
             started=True,
             start_s=20.0,
             measure_s=60.0,

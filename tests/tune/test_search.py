@@ -8,38 +8,18 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from tune_probes import probes
 
 from servetune.render import tune_report
 from servetune.texts import Language
 from servetune.tune import output
-from servetune.tune.capacity import Capacity, Probe
+from servetune.tune.capacity import Capacity
 from servetune.tune.limit import Limit
 from servetune.tune.search import TuneConfig, TuneResult, run_tune
 from servetune.tune.trial import EventSink, Targets, TrialResult, TrialSpec
 
 START = ("vllm", "serve", "Qwen/Qwen2.5-7B-Instruct-AWQ", "--max-num-batched-tokens", "256")
 CAP_KEYS = {"max_concurrency", "output_throughput", "request_throughput"}
-
-
-def probes(capacity: int) -> tuple[Probe, ...]:
-    levels = [capacity // 2, capacity, capacity + 1, 2 * capacity]
-    return tuple(
-        Probe(
-            users,
-            0,
-            50,
-            0,
-            {"ttft": 100.0 * users / capacity, "tpot": 20.0},
-            {"ttft": (0 if users <= capacity else 30, 50), "tpot": (0, 50)},
-            50.0 * users,
-            users / 4,
-            2.0,
-            None,
-            users <= capacity,
-            0.99,
-        )
-        for users in levels
-    )
 
 
 class FakeRunner:
