@@ -22,7 +22,7 @@ _NVFP4_BITS = 4.5  # 4-bit values plus one FP8 scale per 16
 _BNB_4BIT_BITS = 4.5  # 4-bit values plus one float32 absmax per 64
 _BNB_DOUBLE_QUANT_BITS = 4.127  # absmax in 8 bits per 64, a float32 per 256 of those
 _AWQ_METHODS = ("awq", "awq_marlin", "auto_awq")
-_GROUP_METHODS = (*_AWQ_METHODS, "gptq", "gptq_marlin", "auto_gptq")
+_GROUP_METHODS = (*_AWQ_METHODS, "gptq", "gptq_marlin", "auto_gptq", "auto-round", "auto_round")
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,19 @@ def _attention_params(m: ModelFacts) -> int:
         kv = hidden * (kv_rank + rope) + kv_rank * heads * (nope + v_dim)
         return q + kv + heads * v_dim * hidden
     head_dim, kv_heads = m.head_dim or 0, m.num_kv_heads or heads
-    return hidden * head_dim * (heads + 2 * kv_heads) + heads * head_dim * hidden
+    q_heads = 2 * heads if m.attn_output_gate else heads  # the gate doubles q_proj
+    return hidden * head_dim * (q_heads + 2 * kv_heads) + heads * head_dim * hidden
+
+
+def _linear_attention_params(m: ModelFacts) -> int:
+    """One Gated DeltaNet layer: in_proj_qkv and in_proj_z (hidden -> conv and value widths),
+    in_proj_a and in_proj_b (hidden -> one value per value head), out_proj, the conv1d."""
+    lin, hidden = m.linear, m.hidden_size or 0
+    if lin is None or not m.is_hybrid:
+        return 0
+    value_dim = lin.value_heads * lin.value_head_dim
+    projections = hidden * (lin.conv_dim + value_dim + 2 * lin.value_heads) + value_dim * hidden
+    return projections + lin.conv_dim * lin.conv_kernel
 
 
 def _mlp_params(m: ModelFacts) -> tuple[int, int]:
@@ -182,7 +194,8 @@ def weight_bytes(model: ModelFacts, settings: Settings) -> tuple[int, int]:
     dense_bits = 8.0 * DTYPE_BYTES.get(settings.dtype or "bfloat16", 2)
     embed = (model.vocab_size or 0) * (model.hidden_size or 0)
     vocab_params = embed if model.tie_word_embeddings else 2 * embed
-    attention = (model.num_layers or 0) * _attention_params(model)
+    attention = model.attention_layers * _attention_params(model)
+    attention += model.linear_layers * _linear_attention_params(model)
     mlp, experts = _mlp_params(model)
     params = vocab_params + attention + mlp + experts
     quant = model.quantization
@@ -201,7 +214,24 @@ def weight_bytes(model: ModelFacts, settings: Settings) -> tuple[int, int]:
         total_bits = vocab_params * dense_bits + (attention + mlp + experts) * 8.0
     else:
         total_bits = params * dense_bits
+    body = params - vocab_params
+    if body > 0:
+        total_bits += _mtp_params(model, settings) * (total_bits - vocab_params * dense_bits) / body
     return int(total_bits / 8), params
+
+
+def _mtp_params(model: ModelFacts, settings: Settings) -> int:
+    """Parameters vLLM loads for an `mtp` drafter: per MTP layer one full-attention layer, one
+    layer's MLP or experts, and the projection joining embedding and hidden state (2h x h); kept
+    at the body's average bits (the checkpoints quantize them with it)."""
+    drafter = settings.speculative_method or ""
+    layers = model.num_layers or 0
+    if "mtp" not in drafter or not model.mtp_layers or not layers:
+        return 0
+    mlp, experts = _mlp_params(model)
+    hidden = model.hidden_size or 0
+    per_layer = _attention_params(model) + (mlp + experts) // layers + 2 * hidden * hidden
+    return model.mtp_layers * per_layer
 
 
 def kv_dtype_bytes(settings: Settings) -> int:
@@ -234,23 +264,131 @@ def _layers_per_gpu(count: int, settings: Settings) -> int:
     return math.ceil(count / settings.pipeline_parallel_size)
 
 
-def kv_bytes_per_sequence(model: ModelFacts, settings: Settings, length: int) -> int:
+def kv_layers(model: ModelFacts, settings: Settings) -> int:
+    """Attention layers that keep a KV cache on one GPU: the model's (linear-attention layers
+    keep none) plus, with `--speculative-config` method `mtp`, the checkpoint's MTP layers,
+    which the drafter runs with a KV cache of their own (vLLM V1 gives every attention layer
+    in the engine, the drafter's included, its spec)."""
+    own = _layers_per_gpu(model.attention_layers, settings)
+    drafter = settings.speculative_method or ""
+    return own + (model.mtp_layers if "mtp" in drafter else 0)
+
+
+def kv_bytes_per_sequence(
+    model: ModelFacts, settings: Settings, length: int, version: str | None = None
+) -> int:
     """KV bytes one sequence of `length` tokens needs on one GPU, in whole blocks.
 
     Full-attention layers hold every token; sliding-window layers hold at most
     min(window - 1 + max_num_batched_tokens, length) tokens plus one block (vLLM's
-    SlidingWindowSpec)."""
+    SlidingWindowSpec); a hybrid model's linear-attention layers hold their state
+    (`HybridPool`)."""
+    pool = hybrid_pool(model, settings, version)
+    if pool is not None:
+        return pool.bytes_per_sequence(length)
     block = settings.block_size
     per_layer = kv_bytes_per_token_layer(model, settings)
-    layers = model.num_layers or 0
-    full = _layers_per_gpu(layers - model.sliding_layers, settings)
     sliding = _layers_per_gpu(model.sliding_layers, settings) if model.sliding_layers else 0
+    full = kv_layers(model, settings) - sliding
     full_bytes = full * per_layer * math.ceil(length / block) * block
     if not sliding or model.sliding_window is None:
         return full_bytes
     step = settings.max_num_batched_tokens or length
     held = min(model.sliding_window - 1 + step, length)
     return full_bytes + sliding * per_layer * (math.ceil(held / block) + 1) * block
+
+
+# --- hybrid models: attention KV beside linear-attention state, in one block pool --------------
+# vLLM's hybrid KV cache manager (V1) keeps Gated DeltaNet state (Qwen3-Next, Qwen3.5/3.6/3.8) in
+# the same pool as the attention KV: one state per sequence, not per token. To share one page
+# size it raises the attention block size until an attention page holds a layer's state
+# (`Platform._align_hybrid_block_size`: block = 16 x ceil(state / (16 x bytes per token))) and
+# pads the state to that page. Layers are grouped by type into groups of the smaller type's count
+# (`_get_kv_cache_groups_uniform_page_size`); the pool is group_size tensors of num_blocks pages
+# each. A sequence takes ceil(len / block) blocks in each attention group and, in each state
+# group, 1 + speculative tokens blocks (2 + speculative with prefix caching, "align" mode).
+_HYBRID_KERNEL_ALIGN = 16  # FlashAttention / FlashInfer kernel block sizes are multiples of 16
+_PREFIX_CACHING_HYBRID_FROM = "0.17.0"  # mamba_cache_mode "align" by default with prefix caching
+_CONCURRENCY_TOKENS_FROM = "0.21.0"  # "GPU KV cache size" = concurrency x max_model_len
+_STATE_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+
+
+@dataclass(frozen=True)
+class HybridPool:
+    """The page layout of a hybrid model's KV cache pool on one GPU."""
+
+    page_bytes: int  # one block of one layer, attention and state alike
+    attention_block: int  # tokens per attention block
+    group_size: int  # layers per group = tensors in the pool
+    attention_groups: int
+    state_groups: int
+    state_blocks: int  # blocks one sequence holds in each state group
+
+    def blocks_per_sequence(self, length: int) -> int:
+        attention = self.attention_groups * math.ceil(length / self.attention_block)
+        return attention + self.state_groups * self.state_blocks
+
+    def bytes_per_sequence(self, length: int) -> int:
+        return self.blocks_per_sequence(length) * self.page_bytes * self.group_size
+
+    def capacity(self, kv_bytes: int, length: int, version: str | None) -> tuple[int, float]:
+        """(the "GPU KV cache size" vLLM logs, sequences of `length` that fit): from 0.21 the
+        tokens are concurrency x max_model_len; before, blocks per group x the block size."""
+        blocks = kv_bytes // self.page_bytes // self.group_size
+        concurrency = blocks / self.blocks_per_sequence(length)
+        if version is None or version_at_least(version, _CONCURRENCY_TOKENS_FROM):
+            return int(concurrency * length), concurrency
+        groups = self.attention_groups + self.state_groups
+        return blocks // groups * self.attention_block, concurrency
+
+
+def state_bytes(model: ModelFacts, settings: Settings) -> int:
+    """One linear-attention layer's state per sequence on one GPU: the conv window
+    (conv_dim / TP x (kernel - 1 + speculative tokens), model dtype) and the recurrent state
+    (value heads / TP x value dim x key dim, in `mamba_ssm_dtype` when the config names it)
+    (`MambaStateShapeCalculator.gated_delta_net_state_shape`)."""
+    lin, tp = model.linear, settings.tensor_parallel_size
+    if lin is None:
+        return 0
+    model_bytes = DTYPE_BYTES.get(settings.dtype or "bfloat16", 2)
+    ssm_bytes = _STATE_DTYPE_BYTES.get(lin.ssm_dtype or "", model_bytes)
+    window = lin.conv_kernel - 1 + settings.speculative_tokens
+    conv = lin.conv_dim // tp * window * model_bytes
+    recurrent = lin.value_heads // tp * lin.value_head_dim * lin.key_head_dim * ssm_bytes
+    return conv + recurrent
+
+
+def _prefix_caching(settings: Settings, version: str | None) -> bool:
+    if settings.prefix_caching is not None:
+        return settings.prefix_caching
+    return version is None or version_at_least(version, _PREFIX_CACHING_HYBRID_FROM)
+
+
+def hybrid_pool(
+    model: ModelFacts, settings: Settings, version: str | None = None
+) -> HybridPool | None:
+    """The pool layout of a hybrid model (None for any other model)."""
+    if not model.is_hybrid or model.is_mla:
+        return None
+    per_token = kv_bytes_per_token_layer(model, settings)
+    state = state_bytes(model, settings)
+    attention = kv_layers(model, settings)
+    linear = _layers_per_gpu(model.linear_layers, settings)
+    if not per_token or not state or not attention or not linear:
+        return None
+    align = _HYBRID_KERNEL_ALIGN
+    block = max(settings.block_size, align * math.ceil(state / (align * per_token)))
+    smaller, larger = min(attention, linear), max(attention, linear)
+    group = larger if larger < smaller * 1.5 else smaller
+    extra = 2 if _prefix_caching(settings, version) else 1
+    return HybridPool(
+        page_bytes=block * per_token,
+        attention_block=block,
+        group_size=group,
+        attention_groups=math.ceil(attention / group),
+        state_groups=math.ceil(linear / group),
+        state_blocks=extra + settings.speculative_tokens,
+    )
 
 
 # --- what vLLM's profiler keeps out of the KV cache ----------------------------------------------
@@ -461,12 +599,14 @@ def _notes(model: ModelFacts, settings: Settings, version: str | None) -> tuple[
     return tuple(notes)
 
 
-def _longest_fitting(model: ModelFacts, settings: Settings, budget: int) -> int:
+def _longest_fitting(
+    model: ModelFacts, settings: Settings, budget: int, version: str | None = None
+) -> int:
     """The longest sequence whose KV fits in `budget` bytes (binary search over lengths)."""
     low, high = 0, max(settings.max_model_len or 0, 1) * 4
     while low < high:
         mid = (low + high + 1) // 2
-        if kv_bytes_per_sequence(model, settings, mid) <= budget:
+        if kv_bytes_per_sequence(model, settings, mid, version) <= budget:
             low = mid
         else:
             high = mid - 1
@@ -475,13 +615,21 @@ def _longest_fitting(model: ModelFacts, settings: Settings, budget: int) -> int:
 
 
 def _kv_capacity(
-    model: ModelFacts, settings: Settings, kv_bytes: float, per_token: int
+    model: ModelFacts,
+    settings: Settings,
+    kv_bytes: float,
+    per_token: int,
+    version: str | None = None,
 ) -> tuple[int, float | None, int | None]:
     """(KV tokens, sequences at max_model_len, longest sequence that fits) for a KV pool."""
     block, length = settings.block_size, settings.max_model_len
-    per_seq = kv_bytes_per_sequence(model, settings, length) if length else None
-    if per_seq and model.sliding_layers and length:
-        concurrency: float | None = kv_bytes / per_seq
+    per_seq = kv_bytes_per_sequence(model, settings, length, version) if length else None
+    pool = hybrid_pool(model, settings, version)
+    concurrency: float | None
+    if pool is not None and length:
+        tokens, concurrency = pool.capacity(int(kv_bytes), length, version)
+    elif per_seq and model.sliding_layers and length:
+        concurrency = kv_bytes / per_seq
         tokens = int(kv_bytes / per_seq * length)
     else:
         tokens = int(kv_bytes // (per_token * block)) * block
@@ -489,7 +637,7 @@ def _kv_capacity(
     # vLLM's block pool holds one block back (the null block); its admission check plans
     # against the rest (vllm/v1/core/kv_cache_utils.py, 0.32: "Reserve the null block").
     usable = int(kv_bytes) - per_token * block
-    fits = _longest_fitting(model, settings, usable) if length else None
+    fits = _longest_fitting(model, settings, usable, version) if length else None
     return tokens, concurrency, fits
 
 
@@ -548,9 +696,7 @@ def estimate(
     if not (model.hidden_size and model.num_layers and model.head_dim):
         return None
     total_bytes, params = weight_bytes(model, settings)
-    per_token = _layers_per_gpu(model.num_layers, settings) * kv_bytes_per_token_layer(
-        model, settings
-    )
+    per_token = kv_layers(model, settings) * kv_bytes_per_token_layer(model, settings)
     mem = _memory(model, settings, memory_gib, version, total_bytes)
     length = settings.max_model_len
     if settings.kv_cache_memory_bytes is not None:
@@ -559,11 +705,13 @@ def estimate(
         kv_bytes = None if mem.available is None else max(0.0, mem.available * GIB)
     tokens = concurrency = fits = optimistic = None
     if kv_bytes is not None and per_token:
-        tokens, concurrency, fits = _kv_capacity(model, settings, kv_bytes, per_token)
+        tokens, concurrency, fits = _kv_capacity(model, settings, kv_bytes, per_token, version)
         if mem.available_range is not None and settings.kv_cache_memory_bytes is None:
             most = max(0.0, mem.available_range[1] * GIB)
-            optimistic = _kv_capacity(model, settings, most, per_token)[2]
-    per_seq = kv_bytes_per_sequence(model, settings, length) if length and per_token else None
+            optimistic = _kv_capacity(model, settings, most, per_token, version)[2]
+    per_seq = (
+        kv_bytes_per_sequence(model, settings, length, version) if length and per_token else None
+    )
     return Estimate(
         params=params,
         weights_gib_per_gpu=mem.weights,

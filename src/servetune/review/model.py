@@ -103,6 +103,23 @@ class QuantFacts:
 
 
 @dataclass(frozen=True)
+class LinearAttention:
+    """A Gated DeltaNet layer's shape (`linear_*` config keys), which fixes its state per
+    sequence: a causal-conv window over q, k and v and one value x key matrix per value head."""
+
+    key_heads: int
+    value_heads: int
+    key_head_dim: int
+    value_head_dim: int
+    conv_kernel: int
+    ssm_dtype: str | None  # `mamba_ssm_dtype` (float32 in Qwen3.5's configs); None: the model's
+
+    @property
+    def conv_dim(self) -> int:
+        return 2 * self.key_heads * self.key_head_dim + self.value_heads * self.value_head_dim
+
+
+@dataclass(frozen=True)
 class ModelFacts:
     """Architecture facts that matter for serving. None means "the config does not say"."""
 
@@ -139,12 +156,28 @@ class ModelFacts:
     sliding_window: int | None = None
     sliding_layers: int = 0  # how many of num_layers use the window
     dense_intermediate_size: int | None = None  # dense layers of an MoE model, when it differs
+    # Hybrid linear attention (Gated DeltaNet: Qwen3-Next, Qwen3.5/3.6/3.8): layers that keep a
+    # fixed recurrent state per sequence instead of a KV cache per token, and that state's shape
+    linear_layers: int = 0
+    linear: LinearAttention | None = None
+    mtp_layers: int = 0  # multi-token-prediction layers (one full-attention layer each)
+    attn_output_gate: bool = False  # Qwen3.5-style gated attention: q_proj twice as wide
     # source "inferred": the catalog checkpoint whose architecture the name was taken to have
     inferred_from: str | None = None
 
     @property
     def is_moe(self) -> bool:
         return bool(self.num_experts)
+
+    @property
+    def is_hybrid(self) -> bool:
+        """Linear-attention layers (a recurrent state per sequence) beside attention layers."""
+        return bool(self.linear_layers) and self.linear is not None
+
+    @property
+    def attention_layers(self) -> int:
+        """Layers that keep a KV cache per token (all of them but linear attention)."""
+        return (self.num_layers or 0) - (self.linear_layers if self.is_hybrid else 0)
 
     @property
     def is_mla(self) -> bool:
@@ -370,6 +403,42 @@ def model_facts(
         sliding_window=window,
         sliding_layers=sliding_layers,
         dense_intermediate_size=_int(text, "intermediate_size_mlp"),
+        linear_layers=_linear_layers(text, layers),
+        linear=_linear_attention(text),
+        mtp_layers=_int(text, "mtp_num_hidden_layers", "num_nextn_predict_layers") or 0,
+        attn_output_gate=text.get("attn_output_gate") is True,
+    )
+
+
+def _linear_layers(text: Mapping[str, object], layers: int | None) -> int:
+    """Layers of linear attention: `layer_types` entries (Qwen3.5/3.6/3.8), else every layer
+    but each `full_attention_interval`-th (Qwen3-Next writes only the interval)."""
+    if _int(text, "linear_num_value_heads") is None or not layers:
+        return 0
+    layer_types = text.get("layer_types")
+    if isinstance(layer_types, list) and layer_types:
+        return sum(1 for t in layer_types if t == "linear_attention")
+    interval = _int(text, "full_attention_interval")
+    return layers - layers // interval if interval else 0
+
+
+def _linear_attention(text: Mapping[str, object]) -> LinearAttention | None:
+    shape = [
+        _int(text, key)
+        for key in (
+            "linear_num_key_heads",
+            "linear_num_value_heads",
+            "linear_key_head_dim",
+            "linear_value_head_dim",
+            "linear_conv_kernel_dim",
+        )
+    ]
+    if any(value is None for value in shape):
+        return None
+    key_heads, value_heads, key_dim, value_dim, kernel = (int(v or 0) for v in shape)
+    ssm = text.get("mamba_ssm_dtype")
+    return LinearAttention(
+        key_heads, value_heads, key_dim, value_dim, kernel, _DTYPE_NAMES.get(str(ssm).lower())
     )
 
 

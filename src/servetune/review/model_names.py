@@ -94,6 +94,8 @@ def match_name(model: str, checkpoints: Iterable[str]) -> NameMatch | None:
 _NAMED_FORMATS: tuple[tuple[str, dict[str, object]], ...] = (
     (r"awq", {"quant_method": "awq", "bits": 4, "group_size": 128}),
     (r"gptq", {"quant_method": "gptq", "group_size": 128}),
+    # Intel's AutoRound exports (auto_round:auto_gptq packing): symmetric groups of 128
+    (r"auto-?round", {"quant_method": "auto-round", "group_size": 128, "sym": True}),
     (r"nvfp4|(?<!mx)fp4", {"quant_method": "modelopt", "quant_algo": "NVFP4"}),  # ModelOpt
     (r"mxfp4", {"quant_method": "mxfp4"}),
     (r"fp8", {"quant_method": "fp8"}),
@@ -111,7 +113,7 @@ def quantization_in_name(model: str) -> dict[str, object] | None:
     for pattern, config in _NAMED_FORMATS:
         if not re.search(pattern, text):
             continue
-        if config["quant_method"] in ("gptq", "bitsandbytes"):
+        if config["quant_method"] in ("gptq", "bitsandbytes", "auto-round"):
             return {**config, "bits": bits}
         if config["quant_method"] == "gguf":
             found = re.search(r"(?:^|[-_.])i?q(\d)", text)

@@ -6,6 +6,8 @@ section 4); this module mirrors those choices so the review sees what the server
 
 from __future__ import annotations
 
+import ast
+import json
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -57,6 +59,11 @@ class Settings:
     user_set: frozenset[str] = frozenset()
     defaults: dict[str, Reason] = field(default_factory=dict)
     pooling: bool = False  # `--runner pooling`, `--task embed|score|classify|reward`...
+    # Speculative decoding: tokens proposed per step and the method (`mtp` adds the checkpoint's
+    # own MTP layers, which keep a KV cache of their own); 0 / None without it
+    speculative_tokens: int = 0
+    speculative_method: str | None = None
+    prefix_caching: bool | None = None  # the flag as given; None: the release's default
 
     @property
     def world_size(self) -> int:
@@ -71,6 +78,27 @@ class Settings:
 _POOLING_TASKS = frozenset(
     {"embed", "embedding", "score", "classify", "reward", "rerank", "pooling"}
 )
+
+
+def _speculative(command: ServeCommand) -> tuple[int, str | None]:
+    """(tokens proposed per step, method) from `--speculative-config` (JSON, or the Python dict
+    vLLM's "non-default args" line prints) or the old `--num-speculative-tokens`."""
+    raw = command.text("--speculative-config")
+    config: object = None
+    if raw:
+        try:
+            config = json.loads(raw)
+        except ValueError:
+            try:
+                config = ast.literal_eval(raw)
+            except (ValueError, SyntaxError):
+                config = None
+    if isinstance(config, dict):
+        tokens = config.get("num_speculative_tokens")
+        method = config.get("method")
+        count = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else 0
+        return count, str(method) if method else None
+    return command.integer("--num-speculative-tokens") or 0, None
 
 
 def _pooling(command: ServeCommand) -> bool:
@@ -201,6 +229,7 @@ def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware 
             "default.gpu-memory-utilization", version=version
         )
 
+    speculative = _speculative(command)
     return Settings(
         tensor_parallel_size=command.integer("--tensor-parallel-size") or 1,
         pipeline_parallel_size=command.integer("--pipeline-parallel-size") or 1,
@@ -221,4 +250,7 @@ def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware 
         user_set=frozenset(command.args),
         defaults=defaults,
         pooling=_pooling(command),
+        speculative_tokens=speculative[0],
+        speculative_method=speculative[1],
+        prefix_caching=command.switch("--enable-prefix-caching"),
     )
