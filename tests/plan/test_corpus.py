@@ -72,3 +72,17 @@ def test_a_release_is_read_from_its_published_spelling() -> None:
     assert corpus.version_of("0.17.0 (image vllm/vllm-openai-rocm:v0.17.0)") == "0.17.0"
     assert corpus.version_of("0.11.0rc2") == "0.11.0"
     assert corpus.version_of(None) is None
+
+
+def test_long_prompts_into_a_small_cache_are_not_a_recompute_storm(
+    answered: tuple[list[accuracy.Case], list[corpus.Unanswered]],
+) -> None:
+    """100 prompts of 32k tokens on one H100 (vLLM 0.11, a KV cache for ~7 of them): the
+    preempted requests find their prefix in the cache, as vLLM's prefix caching keeps it; the
+    simulation that recomputed them predicted a third of the measured throughput."""
+    cases = {c.name: c for c in answered[0] if c.group == "fit"}
+    case = cases["gpustack-qwen3-14b-h100-tp1-random-32k-input"]
+    assert case.setup.limits.prefix_caching
+    errors = accuracy.errors(case)
+    assert abs(errors["output_throughput"]) < 0.15
+    assert abs(errors["mean_tpot_ms"]) < 0.2
