@@ -16,6 +16,9 @@
 2. GPUs (`--gpu`): published `vllm bench serve` results (tests/data/published_vllm_benchmarks
    .json, each with its source URL) predicted with the default constants, errors per group
    (calibration / held-out); `--fit` refits the defaults on the calibration group only.
+   The same records are then asked of NVIDIA's AIConfigurator 0.12 (benchmarks/plan_peer.py:
+   its own venv .venvs/aiconfigurator, made here on first use; `--no-peer` skips it) and both
+   tools' median |error| is printed per group on the records both answer.
 3. Speed: one prediction of 1,000 requests (the seed's configuration), wall seconds.
 
     .venv/bin/python benchmarks/plan_accuracy.py            # all three, ~6-10 minutes
@@ -325,16 +328,18 @@ def print_answered(
         )
 
 
-GPU_FITTED = tuple(n for n in calibrate.BOUNDS if n != "rocm")
+GPU_FITTED = tuple(n for n in calibrate.BOUNDS if n not in ("rocm", "ampere"))
 
 
 def refit_defaults(
     fit: Sequence[accuracy.Case], start: step_time.Efficiency
 ) -> step_time.Efficiency:
-    """The defaults refitted on `fit` records only: every constant but `rocm` on the NVIDIA
-    records (absolute log errors: a median fit), then `rocm` alone on the AMD ones."""
+    """The defaults refitted on `fit` records only: every constant but `rocm` and `ampere` on
+    the NVIDIA records (absolute log errors: a median fit), then `ampere` alone on the A100
+    ones and `rocm` alone on the AMD ones."""
     nvidia = [c.observation() for c in fit if c.kind != "AMD"]
     amd = [c.observation() for c in fit if c.kind == "AMD"]
+    ampere = [c.observation() for c in fit if c.setup.cost.device.ampere]
     began = time.monotonic()
     got = calibrate.fit(nvidia, start, GPU_FITTED, loss="absolute", prompts=None)
     print(
@@ -343,6 +348,8 @@ def refit_defaults(
         flush=True,
     )
     efficiency = got.efficiency
+    if ampere:
+        efficiency = calibrate.fit(ampere, efficiency, ("ampere",), "absolute", None).efficiency
     if amd:
         efficiency = calibrate.fit(amd, efficiency, ("rocm",), "absolute", None).efficiency
     print(f"  refitted: {efficiency}", flush=True)
