@@ -16,6 +16,9 @@
 2. GPUs (`--gpu`): published `vllm bench serve` results (tests/data/published_vllm_benchmarks
    .json, each with its source URL) predicted with the default constants, errors per group
    (calibration / held-out); `--fit` refits the defaults on the calibration group only.
+   The same records are then asked of NVIDIA's AIConfigurator 0.12 (benchmarks/plan_peer.py:
+   its own venv .venvs/aiconfigurator, made here on first use; `--no-peer` skips it) and both
+   tools' median |error| is printed per group on the records both answer.
 3. Speed: one prediction of 1,000 requests (the seed's configuration), wall seconds.
 
     .venv/bin/python benchmarks/plan_accuracy.py            # all three, ~6-10 minutes
@@ -41,6 +44,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "fakes"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import plan_peer  # noqa: E402
 
 from servetune.measure import results  # noqa: E402
 from servetune.measure.bench import BenchConfig, run_bench  # noqa: E402
@@ -322,16 +328,18 @@ def print_answered(
         )
 
 
-GPU_FITTED = tuple(n for n in calibrate.BOUNDS if n != "rocm")
+GPU_FITTED = tuple(n for n in calibrate.BOUNDS if n not in ("rocm", "ampere"))
 
 
 def refit_defaults(
     fit: Sequence[accuracy.Case], start: step_time.Efficiency
 ) -> step_time.Efficiency:
-    """The defaults refitted on `fit` records only: every constant but `rocm` on the NVIDIA
-    records (absolute log errors: a median fit), then `rocm` alone on the AMD ones."""
+    """The defaults refitted on `fit` records only: every constant but `rocm` and `ampere` on
+    the NVIDIA records (absolute log errors: a median fit), then `ampere` alone on the A100
+    ones and `rocm` alone on the AMD ones."""
     nvidia = [c.observation() for c in fit if c.kind != "AMD"]
     amd = [c.observation() for c in fit if c.kind == "AMD"]
+    ampere = [c.observation() for c in fit if c.setup.cost.device.ampere]
     began = time.monotonic()
     got = calibrate.fit(nvidia, start, GPU_FITTED, loss="absolute", prompts=None)
     print(
@@ -340,6 +348,8 @@ def refit_defaults(
         flush=True,
     )
     efficiency = got.efficiency
+    if ampere:
+        efficiency = calibrate.fit(ampere, efficiency, ("ampere",), "absolute", None).efficiency
     if amd:
         efficiency = calibrate.fit(amd, efficiency, ("rocm",), "absolute", None).efficiency
     print(f"  refitted: {efficiency}", flush=True)
@@ -371,7 +381,24 @@ def print_intervals(held_out: Sequence[accuracy.Case], eff: step_time.Efficiency
         )
 
 
-def run_gpu(refit: bool, worst: int) -> None:
+def run_peer(cases: Sequence[accuracy.Case], eff: step_time.Efficiency) -> None:
+    """AIConfigurator on the same records, in the same run (benchmarks/plan_peer.py)."""
+    print("\n== Peer: NVIDIA AIConfigurator 0.12 (`aiconfigurator cli estimate`, vLLM backend) ==")
+    theirs = plan_peer.answers(cases)
+    if isinstance(theirs, str):
+        print(f"  AIConfigurator cannot run here: {theirs}")
+        return
+    ours = {case.name: accuracy.errors(case, eff) for case in cases}
+    for split in ("fit", "held-out"):
+        members = accuracy.in_group(cases, split)
+        plan_peer.print_table(
+            f"{split} records: median |error|, servetune vs AIConfigurator, on the records "
+            "both answer (both/servetune answered)",
+            members, ours, theirs,
+        )  # fmt: skip
+
+
+def run_gpu(refit: bool, worst: int, peer: bool = True) -> None:
     print(
         "\n== GPUs: published vLLM benchmark runs (tests/data: corpus/runs.json and "
         "published_vllm_benchmarks.json) =="
@@ -391,6 +418,8 @@ def run_gpu(refit: bool, worst: int) -> None:
             print(f"  the {worst} worst:")
             print_worst(members, efficiency, worst)
     print_intervals(accuracy.in_group(cases, "held-out"), efficiency)
+    if peer:
+        run_peer(cases, efficiency)
 
 
 def run_speed() -> None:
@@ -419,6 +448,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--speed", action="store_true", help="the speed figure")
     parser.add_argument("--fit", action="store_true", help="refit the GPU defaults")
     parser.add_argument("--worst", type=int, default=0, help="list the N worst fit records")
+    parser.add_argument(
+        "--no-peer", action="store_true", help="skip AIConfigurator (.venvs/aiconfigurator)"
+    )
     parser.add_argument("--measured", type=Path, help="re-analyse saved CPU measurements")
     parser.add_argument("--save", type=Path, default=Path("/tmp/plan-cpu-runs.json"))
     args = parser.parse_args(argv)
@@ -426,7 +458,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.cpu or everything:
         run_cpu(args.measured, args.save)
     if args.gpu or everything:
-        run_gpu(args.fit, args.worst)
+        run_gpu(args.fit, args.worst, peer=not args.no_peer)
     if args.speed or everything:
         run_speed()
     return 0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from servetune.plan import accuracy, corpus
+from servetune.plan import accuracy, corpus, step_time
 
 RUNS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "runs.json"
 
@@ -72,3 +72,36 @@ def test_a_release_is_read_from_its_published_spelling() -> None:
     assert corpus.version_of("0.17.0 (image vllm/vllm-openai-rocm:v0.17.0)") == "0.17.0"
     assert corpus.version_of("0.11.0rc2") == "0.11.0"
     assert corpus.version_of(None) is None
+
+
+def test_long_prompts_into_a_small_cache_are_not_a_recompute_storm(
+    answered: tuple[list[accuracy.Case], list[corpus.Unanswered]],
+) -> None:
+    """100 prompts of 32k tokens on one H100 (vLLM 0.11, a KV cache for ~7 of them): the
+    preempted requests find their prefix in the cache, as vLLM's prefix caching keeps it; the
+    simulation that recomputed them predicted a third of the measured throughput."""
+    cases = {c.name: c for c in answered[0] if c.group == "fit"}
+    case = cases["gpustack-qwen3-14b-h100-tp1-random-32k-input"]
+    assert case.setup.limits.prefix_caching
+    errors = accuracy.errors(case)
+    assert abs(errors["output_throughput"]) < 0.15
+    assert abs(errors["mean_tpot_ms"]) < 0.2
+
+
+def test_a100_runs_are_predicted_at_amperes_own_gemm_rate(
+    answered: tuple[list[accuracy.Case], list[corpus.Unanswered]],
+) -> None:
+    """The dense fit records on one A100 (Qwen3-14B, vLLM 0.11): at Hopper's fraction of the
+    tensor-core peak they were predicted 20-40% slow; `Efficiency.ampere` gives Ampere its own."""
+    cases = [
+        c
+        for c in answered[0]
+        if c.group == "fit" and c.kind == "dense TP1" and c.setup.cost.device.ampere
+    ]
+    assert len(cases) >= 3
+    for case in cases:
+        errors = accuracy.errors(case)
+        assert abs(errors["output_throughput"]) < 0.15, case.name
+    hopper = step_time.Efficiency(ampere=1.0)
+    slow = [accuracy.errors(c, hopper)["output_throughput"] for c in cases]
+    assert max(slow) < -0.15

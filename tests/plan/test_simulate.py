@@ -132,3 +132,14 @@ def test_the_decode_fast_path_gives_the_same_timings_as_stepping(
         assert (a.arrival, a.first_token, a.finish) == pytest.approx(
             (b.arrival, b.first_token, b.finish), rel=1e-9
         )
+
+
+def test_prefix_caching_gives_a_preempted_request_its_prefix_back() -> None:
+    """Long prompts into a cache that holds a few: without prefix caching every preemption
+    recomputes the whole prompt; with it (V1's default) only what was evicted."""
+    load = Load(6000, 200, 12, concurrency=12)
+    plain = simulate_continuous(load, Limits(256, 2048, 30000), cost)
+    cached = simulate_continuous(load, Limits(256, 2048, 30000, prefix_caching=True), cost)
+    assert plain.preemptions > 10 * max(cached.preemptions, 1)
+    assert len(cached.requests) == len(plain.requests) == 12
+    assert cached.duration_s < 0.5 * plain.duration_s

@@ -35,6 +35,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "moe_bandwidth": (0.5, 1.0),
     "frontend_s": (1e-7, 2e-3),
     "rocm": (0.05, 1.0),
+    "ampere": (0.5, 2.0),
 }
 # What `plan --calibrate` fits on a user's own runs: the five a few runs can tell apart.
 USER_FITTED = ("bandwidth", "compute", "step_overhead_s", "per_seq_s", "request_overhead_s")

@@ -103,11 +103,28 @@ def setup(report: Report, efficiency: step_time.Efficiency | None = None) -> Set
         kv_cache_tokens=est.kv_cache_tokens,
         block_size=s.block_size,
         chunked_prefill=s.chunked_prefill,
+        prefix_caching=prefix_caching(report),
     )
     return Setup(report, limits, cost, max(s.gpus_needed, 1), max(s.data_parallel_size, 1))
 
 
 ASYNC_SCHEDULING_FROM = "0.14.0"  # vllm/config/vllm.py: on unless an option rules it out
+
+
+PREFIX_CACHING_FROM = "0.8.0"  # the V1 engine, on by default; V0 had it off
+
+
+def prefix_caching(report: Report) -> bool:
+    """Whether the engine keeps freed blocks' hashes (so a preempted request gets its prefix
+    back): `--enable-prefix-caching` / `--no-enable-prefix-caching` as given, else on from the
+    V1 engine (vllm/engine/arg_utils.py: V1 defaults enable_prefix_caching to True)."""
+    args = report.command.args
+    if args.get("--no-enable-prefix-caching") is True:
+        return False
+    given = args.get("--enable-prefix-caching")
+    if isinstance(given, bool):
+        return given
+    return version_at_least(report.command.version, PREFIX_CACHING_FROM)
 
 
 def async_scheduling(report: Report) -> bool:

@@ -11,6 +11,13 @@ Continuous batching (`simulate_continuous`), as vLLM schedules it:
   admitted running request is preempted (its blocks freed; it goes back to the head of the queue
   and recomputes its prompt and the tokens it already produced), and no new request is admitted
   in that step;
+- with prefix caching (`Limits.prefix_caching`: V1's default, vllm/v1/core/kv_cache_manager.py)
+  a preempted request's freed blocks keep their hashes: they go to the tail of the free queue
+  (its last blocks first, vllm/v1/core/block_pool.py `free_blocks(reversed(...))`), new
+  allocations take blocks from the head, so its prefix survives until the blocks free before it
+  and its own tail are taken; when it is scheduled again it recomputes only what was evicted
+  (without it, a KV cache that holds ~7 long prompts turns 100 32k-token requests into hundreds
+  of full recomputations: 2.7x the measured time on the fit record of Qwen3-14B on an H100);
 - the step that completes a prompt also samples the first output token; each later step adds one
   token to each decoding request; a request leaves (and frees its blocks) with its last token.
 
@@ -62,6 +69,7 @@ class Limits:
     kv_cache_tokens: int | None  # None: unlimited (unknown)
     block_size: int = 16
     chunked_prefill: bool = True
+    prefix_caching: bool = False  # a preempted request's blocks stay cached until evicted
 
 
 @dataclass(frozen=True)
@@ -176,6 +184,8 @@ class _Req:
     blocks: int = 0
     first_token: float | None = None
     active: bool = False  # in the running list
+    # prefix caching: (allocations counter at which its first cached block is evicted, blocks)
+    cached: tuple[float, int] | None = None
 
     def __post_init__(self) -> None:
         self.target = self.prompt
@@ -209,6 +219,7 @@ class _Engine:
     waiting: deque[_Req] = field(default_factory=deque)
     running: list[_Req] = field(default_factory=list)
     preemptions: int = 0
+    allocated: float = 0.0  # blocks ever taken from the free queue's head (prefix caching)
 
     def _blocks_for(self, req: _Req, tokens: int) -> int:
         return max(0, math.ceil((req.computed + tokens) / self.limits.block_size) - req.blocks)
@@ -218,12 +229,24 @@ class _Engine:
         if need > self.free_blocks:
             return False
         self.free_blocks -= need
+        self.allocated += need
         req.blocks += need
         return True
+
+    def _cached_blocks(self, req: _Req) -> int:
+        """Blocks of a preempted request's prefix still in the cache (not yet evicted)."""
+        if req.cached is None:
+            return 0
+        evicted_from, blocks = req.cached
+        kept = max(0.0, blocks - max(0.0, self.allocated - evicted_from))
+        # at least one token to compute: the step that ends the prompt samples the next token
+        return min(int(kept), (req.target - 1) // self.limits.block_size)
 
     def _preempt(self) -> _Req:
         victim = self.running.pop()
         victim.active = False
+        if self.limits.prefix_caching and victim.blocks:
+            victim.cached = (self.allocated + self.free_blocks, victim.blocks)
         self.free_blocks += victim.blocks
         victim.blocks, victim.computed = 0, 0
         victim.target = victim.prompt + victim.generated
@@ -249,6 +272,7 @@ class _Engine:
                 break
             if need > 0:
                 self.free_blocks -= need
+                self.allocated += need
                 req.blocks += need
             plan.append((req, n))
             budget -= n
@@ -257,12 +281,18 @@ class _Engine:
     def _admit(self, budget: int, plan: list[tuple[_Req, int]]) -> None:
         while self.waiting and len(self.running) < self.limits.max_num_seqs and budget > 0:
             req = self.waiting[0]
-            left = req.target - req.computed
+            kept = self._cached_blocks(req)
+            left = req.target - kept * self.limits.block_size
             if not self.limits.chunked_prefill and left > budget:
                 break
             n = min(left, budget)
-            if not self._take(req, n):
+            if self._blocks_for(req, kept * self.limits.block_size + n) > self.free_blocks:
                 break
+            if kept:  # its cached prefix leaves the free queue without evicting anything
+                self.free_blocks -= kept
+                req.blocks, req.computed = kept, kept * self.limits.block_size
+            req.cached = None
+            self._take(req, n)
             self.waiting.popleft()
             self.running.append(req)
             req.active = True

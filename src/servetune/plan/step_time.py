@@ -54,6 +54,11 @@ records were only predicted and are read as scores by group. What each default s
   (calibrate.BOUNDS: vLLM's tuned fused-MoE kernels stream at least half as fast).
 - frontend_s 47 us: the API server's time per streamed request per step, a floor under the
   step; with these constants the engine's own per-request time is the larger.
+- ampere 1.5: Ampere's tensor cores reach 1.5x the `compute` fraction of their datasheet peak
+  that Hopper's do (large BF16 GEMMs run near 90% of A100's 312 TFLOPS, well under 75% of
+  H100's 989; prefill and big decode batches are GEMMs). Fitted alone on the ten fit records on
+  one A100 (Qwen2-7B, Qwen3-14B, gpt-oss-20b, DeepSeek-V2-Lite), which every other constant
+  predicted 20-40% slow: 1.498.
 - rocm 1.0: ROCm kernels on MI300X reach the NVIDIA-fitted efficiencies (the fit ran to the
   bound; the four MI300X fit records are predicted within 13%).
 """
@@ -88,6 +93,7 @@ class Efficiency:
     moe_bandwidth: float = 0.5
     frontend_s: float = 47e-6
     rocm: float = 1.0
+    ampere: float = 1.5  # tensor-core rate on Ampere relative to the fitted `compute`
 
 
 @dataclass(frozen=True)
@@ -100,6 +106,7 @@ class Device:
     name: str = ""
     link_latency_s: float = parallel.ALLREDUCE_LATENCY_S["nvlink"]
     rocm: bool = False
+    ampere: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,6 +147,7 @@ def device(spec: GpuSpec, fp8_compute: bool = False) -> Device:
         spec.name,
         link_latency_s=parallel.ALLREDUCE_LATENCY_S[kind],
         rocm=spec.platform == "rocm",
+        ampere=spec.platform == "cuda" and spec.architecture == "Ampere",
     )
 
 
@@ -255,6 +263,8 @@ class StepTime:
         decode_pair = w.decode_flops_per_pair or w.attention_flops_per_pair
         flops = 2 * w.active_params * tokens + w.attention_flops_per_pair * step.prefill_attention
         flops += decode_pair * step.decode_context
+        if d.ampere:  # Ampere's GEMMs reach more of their datasheet peak than Hopper's
+            scale *= e.ampere
         efficiency = e.compute * scale * tokens / (tokens + e.compute_half_tokens)
         compute = flops / (d.flops * efficiency) if tokens else 0.0
         overhead = e.step_overhead_s + e.per_seq_s * step.running
