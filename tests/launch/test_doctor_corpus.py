@@ -151,6 +151,56 @@ def test_a_request_traceback_after_ready_keeps_it_ready_whatever_the_prefix() ->
         assert (report.status, report.root_cause, report.diagnoses) == ("ready", None, ())
 
 
+# --- what platforms put around vLLM's lines -------------------------------------------------
+
+
+def test_terminal_escapes_spelled_out_in_caret_notation() -> None:
+    # vllmgaudi-pr192: `^[[1;36m(Worker_TP6 pid=142964)^[[0;0m ERROR ...^M`, as `cat -v` shows.
+    cut = lines_of("vllmgaudi-pr192-caret-escapes-warmup", 0, 1, 2)
+    assert cut[0].startswith("^[[1;36m(Worker_TP6") and cut[0].endswith("^M")
+    line = vllm_log.parse_line(cut[0])
+    assert (line.level, line.text) == ("ERROR", "    self.compile_or_warm_up_model()")
+    report = diagnose("\n".join(cut))  # a worker's traceback, cut before its exception
+    assert (report.status, report.root_cause) == ("failed", None)
+    assert [d.id for d in report.diagnoses] == ["engine-init-failed"]
+
+
+def test_a_cloudwatch_csv_export_with_octal_escapes() -> None:
+    # sagemaker-111: `<epoch ms>,<message>`, CSV-quoted when the message holds a comma or a
+    # quote (inner quotes doubled), ESC and CR written `#033` and `#015` by syslog.
+    cut = lines_of("sagemaker-111-cloudwatch-csv-escapes", 1, 2)
+    assert cut[1].startswith('1756144012376,"#033[1;36m(EngineCore_0 pid=75)')
+    lines = vllm_log.read_lines("\n".join(cut))
+    assert [(line.level, line.text.strip()) for line in lines] == [
+        ("ERROR", "^" * 31),
+        (
+            "ERROR",
+            'File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 492, '
+            "in __init__",
+        ),
+    ]
+    assert diagnose(excerpt("sagemaker-111-cloudwatch-csv-escapes")).status == "failed"
+
+
+@pytest.mark.parametrize(
+    ("record_id", "numbers"),
+    [
+        ("verlpipeline-5-ray-repeated-suffix", (0, 1, 2)),  # V1 engine core, Ray's suffix
+        ("vllm-17327-compose-qwen3-capture-fail", (2, 3, 4, 5)),  # V1 worker, compose prefix
+        ("openrlhf-336-ray-docker-ts-kv-small", (1, 2, 3, 4)),  # V0 worker, docker -t + Ray
+    ],
+)
+def test_a_line_that_heads_a_traceback_is_not_its_root_cause(
+    record_id: str, numbers: tuple[int, ...]
+) -> None:
+    # `logger.exception("WorkerProc hit an exception.")` and the like: the exception that
+    # explains them is the traceback's last line, which these excerpts do not reach.
+    cut = lines_of(record_id, *numbers)
+    assert vllm_log.is_wrapper(vllm_log.parse_line(cut[0]).text)
+    report = diagnose("\n".join(cut))
+    assert (report.status, report.root_cause) == ("failed", None)
+
+
 # --- crash loops ------------------------------------------------------------------------------
 
 
