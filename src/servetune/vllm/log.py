@@ -8,7 +8,8 @@ judge with the predicates here, so they cannot disagree about what a line means.
 - **Whose log.** `shows_vllm`: whether any line is one vLLM prints (its logger prefix, process
   tags, files, program or name); a text with none is another program's.
 - **Markers.** *ready*: the API server announced itself (the address line, the route list,
-  uvicorn's lines, the periodic stats); only a port that fails to bind undoes that (`port_lost`).
+  uvicorn's lines, the periodic stats) or its engine served (`served`); only a port that fails
+  to bind undoes that (`port_lost`).
   *Runs*: a log appended over restarts splits at each banner. *fatal*: a line after which the
   start cannot succeed (the engine or a worker failed, argparse refused the command). An *exception*
   line (`ValueError: ...`) or a traceback is decisive only in a finished text and only when no
@@ -58,6 +59,7 @@ __all__ = [
     "read_lines",
     "reported",
     "runs",
+    "served",
     "shows_vllm",
     "stats_lines",
     "unrecovered_error",
@@ -78,6 +80,15 @@ _READY = re.compile(
 )
 # uvicorn finished its startup, or the server reports what it serves.
 _FINAL_READY = re.compile(r"Application startup complete|Avg prompt throughput: ")
+# Only an engine that served a request prints these: V0's AsyncLLMEngine starts its background
+# loop at the first request (`add_request`: `if not self.is_running: start_background_loop()`,
+# 0.4-0.10), and `_log_task_completion` reports that loop's end, which only an error causes
+# (a cancelled loop logs "Engine is gracefully shutting down." at INFO); a request sent to the
+# dead loop is refused with "Background loop has errored already".
+_SERVED = re.compile(
+    r"Engine background task failed|Exception in callback _log_task_completion"
+    r"|AsyncEngineDeadError: (?:Task finished unexpectedly|Background loop (?:has errored|is not))"
+)
 # The port could not be bound. vLLM 0.6.4+ binds it before the engine starts; before that
 # uvicorn binds it after `Application startup complete` (vllm#8791, pipeline parallel), so this
 # line undoes every ready line before it.
@@ -101,9 +112,15 @@ _FATAL = re.compile(
 )
 # Fatal at any level: vLLM 0.5-0.8 log a dead worker's clean-up at INFO.
 _FATAL_ANY_LEVEL = re.compile(r"Killing local vLLM worker processes|\bWorker \S+ pid \d+ died")
+# The process got SIGKILL (the OOM killer, a container's memory limit): a shell reports the
+# signal's name alone on a line, docker, compose and Kubernetes exit code 137 (128 + 9).
+_KILLED = re.compile(
+    r"^(?:Killed$|Out of memory: Killed process \d+|.*\bexited with code 137\b"
+    r"|.*\b[Ee]xit [Cc]ode:? 137\b|.*\bOOMKilled\b)"
+)
 # Messages that only say "something failed elsewhere": above them (the API server's wrappers),
 # or in the traceback they head, whose exception line comes last (`logger.exception(...)` of a
-# V0 worker's `execute_method`, 0.4-0.10, and of V1's engine core and workers, 0.8+).
+# worker's `execute_method`, 0.4 on, and of V1's engine core and workers, 0.8 on).
 _WRAPPERS = re.compile(
     r"Engine core initialization failed|Engine process failed to start|EngineCore failed to start"
     r"|WorkerProc (?:initialization failed|failed to start)|EngineCore encountered"
@@ -135,14 +152,21 @@ PHASES: tuple[tuple[re.Pattern[str], str], ...] = (
 
 
 def is_ready(line: LogLine) -> bool:
-    """The API server announced itself (see `final_ready` for the line that settles it)."""
-    return _READY.search(line.text) is not None
+    """The API server announced itself, or the engine served (see `final_ready` for the line
+    that settles it)."""
+    return _READY.search(line.text) is not None or served(line)
 
 
 def final_ready(line: LogLine) -> bool:
-    """uvicorn finished its startup, or the server logged its stats: after this only a port that
-    fails to bind (`port_lost`) undoes the start."""
-    return _FINAL_READY.search(line.text) is not None
+    """uvicorn finished its startup, the server logged its stats, or its engine served: after
+    this only a port that fails to bind (`port_lost`) undoes the start."""
+    return _FINAL_READY.search(line.text) is not None or served(line)
+
+
+def served(line: LogLine) -> bool:
+    """A line only an engine that served requests prints: the end of V0's request loop, which
+    is also its death (`engine_died`); the error that ended it is printed before it."""
+    return line.loud and _SERVED.search(line.text) is not None
 
 
 def port_lost(line: LogLine) -> bool:
@@ -151,11 +175,14 @@ def port_lost(line: LogLine) -> bool:
 
 
 def is_fatal(line: LogLine) -> bool:
-    """A line after which this start cannot succeed (argparse, engine or worker failure); never
-    the source a traceback quotes (`raise RuntimeError("Engine core initialization failed. "`)."""
+    """A line after which this start cannot succeed (argparse, engine or worker failure, the
+    process killed); never the source a traceback quotes (`raise RuntimeError("Engine core
+    initialization failed. "`)."""
     if line.text[:1].isspace():
         return False
     if _FATAL_ANY_LEVEL.search(line.text):
+        return True
+    if line.level is None and _KILLED.match(line.text) is not None:
         return True
     if line.level in QUIET:
         return False
@@ -182,7 +209,7 @@ def is_wrapper(text: str) -> bool:
 
 
 def engine_died(line: LogLine) -> bool:
-    return line.loud and _ENGINE_DIED.search(line.text) is not None
+    return line.loud and (_ENGINE_DIED.search(line.text) is not None or served(line))
 
 
 def is_shutdown(line: LogLine) -> bool:
