@@ -316,6 +316,10 @@ def test_a_process_the_kernel_killed() -> None:
     assert "dmesg" in report.diagnoses[0].fix.text()
     # Without the kill, the same lines are a start still under way.
     assert diagnose("\n".join(lines_of("jetson-795-orin-nx-killed", 4, 5))).status == "starting"
+    # Killed while serving (vllm-12314's stats line first): ready, with the kill noted.
+    served = diagnose("\n".join([*lines_of("vllm-12314-v0-metrics", 0), "Killed"]))
+    assert (served.status, served.root_cause) == ("ready", "Killed")
+    assert [d.id for d in served.diagnoses] == ["process-killed"]
 
 
 def test_a_cut_traceback_is_diagnosed_by_the_check_it_stopped_in() -> None:

@@ -297,8 +297,9 @@ def _verdict(lines: Sequence[LogLine]) -> tuple[Status, list[LogLine], str | Non
     if ready_at is not None:
         # Errors after a shutdown signal are the shutdown's, not the server's.
         scope = _until_shutdown(lines[_served_from(lines, ready_at) :])
-        died = any(vllm_log.engine_died(line) for line in scope)
-        return "ready", scope, _root_cause(scope) if died else None
+        if not any(vllm_log.engine_died(line) for line in scope):
+            return "ready", scope, None
+        return "ready", scope, _root_cause(scope) or _fatal_line(scope, wrappers=False)
     if _failed(lines):
         return "failed", list(lines), _root_cause(lines) or _fatal_line(lines, wrappers=False)
     return "starting", list(lines), None

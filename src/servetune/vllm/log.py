@@ -209,6 +209,10 @@ def is_wrapper(text: str) -> bool:
 
 
 def engine_died(line: LogLine) -> bool:
+    """After ready: the engine died, or the process was killed (a server that stopped serving,
+    not one request's error)."""
+    if line.level is None and _KILLED.match(line.text) is not None:
+        return True
     return line.loud and (_ENGINE_DIED.search(line.text) is not None or served(line))
 
 
