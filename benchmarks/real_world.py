@@ -155,7 +155,8 @@ def _same_line(ours: str | None, theirs: str | None) -> bool:
     if ours is None:
         return False
     a, b = _SPACES.sub(" ", ours).strip(), _SPACES.sub(" ", theirs).strip()
-    return len(a) >= 10 and (a in b or b in a)
+    # A short line (`Killed`) counts only whole: a part of 10 characters or more is enough.
+    return a == b or (len(a) >= 10 and (a in b or b in a))
 
 
 def score_log(record: Mapping[str, Any]) -> Score:

@@ -44,6 +44,7 @@ CONTRACT_IDS = {
     "trust-remote-code-required",
     "nccl-error",
     "engine-init-failed",
+    "process-killed",
 }
 # check's rule ids reused where vLLM's message is about the same cause.
 EXTRA_IDS = {
@@ -279,6 +280,15 @@ CASES: dict[str, tuple[str, str]] = {
             "= 128. Consider reducing tensor_parallel_size or running with --quantization gptq."
         ).replace("'port': 8000,", "'port': 8000, 'tensor_parallel_size': 4,"),
         "At TP 4",
+    ),
+    "process-killed": (
+        # jetson-containers#795 (tests/data/corpus): 0.6.3 on a Jetson Orin NX 16 GB, killed by
+        # the kernel after sizing the KV cache; the shell says only `Killed`.
+        "INFO 01-23 07:34:26 gpu_executor.py:122] # GPU blocks: 11836, # CPU blocks: 4681\n"
+        "INFO 01-23 07:34:26 gpu_executor.py:126] Maximum concurrency for 200 tokens per "
+        "request: 946.88x\n"
+        "Killed",
+        "SIGKILL",
     ),
     "engine-init-failed": (
         engine_failure(

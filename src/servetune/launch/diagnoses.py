@@ -371,6 +371,13 @@ _PATTERNS: tuple[_Pattern, ...] = (
         derive=_oom,
         printer="torch",
     ),
+    # the process was killed from outside (SIGKILL: the shell's `Killed`, exit code 128 + 9)
+    _p(
+        "process-killed",
+        r"Out of memory: Killed process (?P<pid>\d+)",
+        r"^Killed$|\bexited with code 137\b|\b[Ee]xit [Cc]ode:? 137\b|\bOOMKilled\b",
+        printer="os",
+    ),
     # multi-GPU communication (9)
     _p(
         "nccl-error",

@@ -10,21 +10,25 @@ How a failure is read:
   server's log, a bare library traceback, random bytes) raises `NotAVllmLog`; an empty text is
   a start that has not written anything yet (`starting`);
 - the *status*, from the log's own sequence: `ready` once the API server announced itself (the
-  address line, the route list, uvicorn's lines, the periodic stats), and a request's traceback
-  or the errors of a shutdown afterwards do not change that; but a port that fails to bind
-  after the announcement (uvicorn binds after its startup in vLLM 0.6.0-0.6.3) is `failed`.
-  `failed` on a fatal line (argparse, engine or worker failure) or an exception that no startup
-  progress follows, even when the closing lines are missing; `starting` when nothing decisive
-  is there. Only the last start of a log appended over restarts counts, unless it has not got
-  past the point where the one before it failed: a crash loop (a container restarting vLLM on
-  the same refused flag or busy port) is that failure;
+  address line, the route list, uvicorn's lines, the periodic stats) or its engine served (the
+  end of V0's request loop, which only a request starts), and a request's traceback or the
+  errors of a shutdown afterwards do not change that (an engine that died serving is noted as
+  the root cause); but a port that fails to bind after the announcement (uvicorn binds after its
+  startup in vLLM 0.6.0-0.6.3) is `failed`. `failed` on a fatal line (argparse, engine or worker
+  failure, the process killed: `Killed`, exit code 137) or an exception that no startup progress
+  follows, even when the closing lines are missing; `starting` when nothing decisive is there.
+  Only the last start of a log appended over restarts counts, unless it has not got past the
+  point where the one before it failed: a crash loop (a container restarting vLLM on the same
+  refused flag or busy port) is that failure;
 - the *root cause* is the most specific error, not the last line: vLLM ends an engine failure
   with "Engine core initialization failed. See root cause above.", so the error printed before
-  that wrapper is the one that counts; never a `Traceback` header or a source line a traceback
-  quotes (`raise ...`, `self._initialize_kv_caches(...)`); for an `EOFError` of `input()` (a
-  prompt in a container without stdin) the question it asked;
+  that wrapper is the one that counts; never a `Traceback` header, a line that heads one
+  (`WorkerProc hit an exception.`) or a source line a traceback quotes (`raise ...`,
+  `self._initialize_kv_caches(...)`); for an `EOFError` of `input()` (a prompt in a container
+  without stdin) the question it asked;
 - *diagnoses* come from the table in `diagnoses.py`, in priority order, the one whose evidence
-  is the root cause first. Ids reuse `check`'s rule ids where the cause is the same.
+  is the root cause first; for a traceback cut before its exception, from the check it stopped
+  in (`cut_traceback.py`). Ids reuse `check`'s rule ids where the cause is the same.
 
 A diagnosis keeps its texts as `doctor` text keys with the facts the log gave (`Sentence`):
 `DoctorReport.to_json()` says them in English whatever `--lang` is, `render.doctor` in the
@@ -40,7 +44,7 @@ from typing import ClassVar, Literal
 
 from servetune import texts
 from servetune.errors import NotAVllmLog
-from servetune.launch import diagnoses, flag_errors
+from servetune.launch import cut_traceback, diagnoses, flag_errors
 from servetune.launch.diagnoses import Hit
 from servetune.texts import Area, ErrorText, Language
 from servetune.vllm import log as vllm_log
@@ -137,6 +141,16 @@ def _ready_at(lines: Sequence[LogLine]) -> int | None:
     if any(vllm_log.is_fatal(line) for line in lines[first:]):
         return None
     return first
+
+
+def _served_from(lines: Sequence[LogLine], ready_at: int) -> int:
+    """Where the server's own errors start: after the ready line, or, when that line is the
+    report of the engine dying while it served (V0's request loop), after the ready line before
+    it, since the error that ended the loop is printed first."""
+    if not vllm_log.served(lines[ready_at]):
+        return ready_at + 1
+    earlier = [i for i in range(ready_at) if vllm_log.is_ready(lines[i])]
+    return earlier[-1] + 1 if earlier else 0
 
 
 def _until_shutdown(lines: Sequence[LogLine]) -> list[LogLine]:
@@ -282,9 +296,10 @@ def _verdict(lines: Sequence[LogLine]) -> tuple[Status, list[LogLine], str | Non
     ready_at = _ready_at(lines)
     if ready_at is not None:
         # Errors after a shutdown signal are the shutdown's, not the server's.
-        scope = _until_shutdown(lines[ready_at + 1 :])
-        died = any(vllm_log.engine_died(line) for line in scope)
-        return "ready", scope, _root_cause(scope) if died else None
+        scope = _until_shutdown(lines[_served_from(lines, ready_at) :])
+        if not any(vllm_log.engine_died(line) for line in scope):
+            return "ready", scope, None
+        return "ready", scope, _root_cause(scope) or _fatal_line(scope, wrappers=False)
     if _failed(lines):
         return "failed", list(lines), _root_cause(lines) or _fatal_line(lines, wrappers=False)
     return "starting", list(lines), None
@@ -340,6 +355,8 @@ def diagnose(text: str, *, vllm_output: bool = False) -> DoctorReport:
     hits += diagnoses.table_hits([*texts, *([root] if root else [])], diagnoses.context(lines))
     if root is not None:
         hits.sort(key=lambda hit: root not in hit.evidence)  # stable: priority order otherwise
+    if status == "failed" and root is None and not hits:
+        hits = cut_traceback.hits(scope)
     if status == "failed" and not hits:
         evidence = root or _fatal_line(lines, wrappers=True) or ""
         hits = [Hit("engine-init-failed", None, {}, evidence)]

@@ -385,6 +385,33 @@ TEXTS: dict[str, str] = {
     "nccl-error:cuda.fix": "Try `NCCL_P2P_DISABLE=1` (with `--disable-custom-all-reduce`); "
     "rerun with `NCCL_DEBUG=INFO` to see the failing call; check `nvidia-smi topo -m`, and "
     "update the driver if it is older than vLLM's CUDA needs.",
+    "process-killed.title": "The process was killed from outside (SIGKILL), most likely for "
+    "lack of host memory",
+    "process-killed.why": "vLLM itself did not fail: something ended it with SIGKILL, which a "
+    "shell reports as `Killed` and docker or Kubernetes as exit code 137 (`OOMKilled`). "
+    "Usually the kernel's OOM killer or the container's memory limit, because host RAM ran "
+    "out: vLLM holds checkpoint shards in host memory while it loads them, V0 reserves CPU "
+    "swap space for the KV cache (--swap-space, 4 GiB per GPU), and where the GPU shares "
+    "host memory (Jetson, Grace Hopper) the weights and the KV cache are host memory too.",
+    "process-killed.fix": "Look for the kill in `dmesg | grep -i 'killed process'` (or "
+    "`kubectl describe pod`, `docker inspect` for OOMKilled). Give the container or the "
+    "machine more memory, lower --swap-space, and on a device that shares host memory lower "
+    "--gpu-memory-utilization and --max-model-len.",
+    "dtype-unsupported-gpu:cut.title": "bfloat16 needs compute capability 8.0; this GPU has less",
+    "dtype-unsupported-gpu:cut.why": "vLLM stopped in its bfloat16 check "
+    "(`_check_if_gpu_supports_dtype`), which refuses bfloat16 on GPUs older than Ampere "
+    "(V100, T4, Turing cards) and nothing else; the excerpt ends before its message.",
+    "dtype-unsupported-gpu:cut.fix": "Use `--dtype half` (float16). Models trained in "
+    "bfloat16 usually run fine in float16; spot-check a few answers for garbage.",
+    "kv-cache-too-small:blocks.title": "The KV cache holds {estimate} tokens ({blocks} blocks); "
+    "one request of max-model-len does not fit",
+    "kv-cache-too-small:blocks.why": "vLLM stopped while setting up the KV cache. The first "
+    "thing it checks there is that the blocks profiling found hold one request of "
+    "max-model-len tokens; {estimate} tokens is what they hold. The excerpt ends before the "
+    "error, which names the length it needed.",
+    "kv-cache-too-small:blocks.fix": "Use --max-model-len {estimate} or less, or make more "
+    "room: raise --gpu-memory-utilization, use --kv-cache-dtype fp8, or add GPUs with "
+    "--tensor-parallel-size.",
     # --- the labels of the text report ---
     "report.status": "status: ",
     "report.root_cause": "root cause: ",

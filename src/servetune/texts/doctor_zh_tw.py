@@ -348,6 +348,29 @@ TEXTS: dict[str, str] = {
     "nccl-error:cuda.fix": "試試 `NCCL_P2P_DISABLE=1`（搭配 `--disable-custom-all-reduce`）；用 "
     "`NCCL_DEBUG=INFO` 重跑看是哪個呼叫失敗；檢查 `nvidia-smi topo -m`，驅動程式比 vLLM "
     "的 CUDA 需要的舊就更新它。",
+    "process-killed.title": "行程被外部以 SIGKILL 終止，最可能是主機記憶體不足",
+    "process-killed.why": "不是 vLLM 自己出錯：有東西用 SIGKILL 結束了它，shell 會顯示 "
+    "`Killed`，docker 或 Kubernetes 則顯示 exit code 137（`OOMKilled`）。通常是核心的 OOM "
+    "killer 或容器的記憶體上限，因為主機 RAM 用完了：vLLM 載入時會把 checkpoint 分片放在主機"
+    "記憶體裡，V0 會替 KV cache 保留 CPU swap 空間（--swap-space，每張 GPU 4 GiB），而在 GPU "
+    "與主機共用記憶體的裝置上（Jetson、Grace Hopper），權重和 KV cache 本身也都是主機記憶體。",
+    "process-killed.fix": "用 `dmesg | grep -i 'killed process'`（或 `kubectl describe pod`、"
+    "`docker inspect` 看 OOMKilled）確認。給容器或機器更多記憶體、調低 --swap-space；在共用"
+    "主機記憶體的裝置上，調低 --gpu-memory-utilization 和 --max-model-len。",
+    "dtype-unsupported-gpu:cut.title": "bfloat16 需要運算能力 8.0；這張 GPU 不到",
+    "dtype-unsupported-gpu:cut.why": "vLLM 停在它的 bfloat16 檢查"
+    "（`_check_if_gpu_supports_dtype`），這個檢查只會拒絕 Ampere 之前的 GPU（V100、T4、"
+    "Turing 系列）使用 bfloat16；片段在錯誤訊息之前就結束了。",
+    "dtype-unsupported-gpu:cut.fix": "改用 `--dtype half`（float16）。用 bfloat16 訓練的模型"
+    "通常在 float16 下也能正常跑，但請抽查幾個回答，看有沒有亂碼。",
+    "kv-cache-too-small:blocks.title": "KV cache 只放得下 {estimate} 個 token（{blocks} 個 "
+    "block）；放不下一個 max-model-len 長度的請求",
+    "kv-cache-too-small:blocks.why": "vLLM 在建立 KV cache 時停了下來。它在這一步最先檢查的，"
+    "就是 profiling 算出的 block 能不能放下一個 max-model-len 長度的請求；這些 block 只放得下 "
+    "{estimate} 個 token。片段在錯誤訊息之前就結束了，那則訊息會寫出它需要的長度。",
+    "kv-cache-too-small:blocks.fix": "把 --max-model-len 設成 {estimate} 以下，或騰出更多空間："
+    "調高 --gpu-memory-utilization、使用 --kv-cache-dtype fp8，或用 --tensor-parallel-size "
+    "加 GPU。",
     # --- 文字報告的標籤 ---
     "report.status": "狀態：",
     "report.root_cause": "根本原因：",

@@ -3,17 +3,13 @@
 `serve` follows a start line by line and `doctor` reads a finished log or a pasted excerpt; both
 judge with the predicates here, so they cannot disagree about what a line means.
 
-- **Lines.** Every prefix that tools put in front of vLLM's own text is removed: docker compose
-  (`vllm-1  | `), kubectl/k9s (`  | `, `[pod/x/c] `, k9s's `│ ... │` pane frame), journald,
-  container timestamps (also on a line that is nothing else), vLLM's process tags
-  (`(EngineCore_DP0 pid=1) `, `(VllmWorker rank=1 pid=2) `), Ray's
-  (`(RayWorkerWrapper pid=3, ip=10.0.0.1) `), torch's `[rank0]: `, and the level/time/file
-  prefix of vLLM, NVIDIA NIM, uvicorn, glog and Python logging. Lines a terminal wrapped are
-  joined again.
+- **Lines.** `log_lines` reads the text into `LogLine`s, every prefix other tools put before
+  vLLM's own text removed (re-exported here: `read_lines`, `parse_line`).
 - **Whose log.** `shows_vllm`: whether any line is one vLLM prints (its logger prefix, process
   tags, files, program or name); a text with none is another program's.
 - **Markers.** *ready*: the API server announced itself (the address line, the route list,
-  uvicorn's lines, the periodic stats); only a port that fails to bind undoes that (`port_lost`).
+  uvicorn's lines, the periodic stats) or its engine served (`served`); only a port that fails
+  to bind undoes that (`port_lost`).
   *Runs*: a log appended over restarts splits at each banner. *fatal*: a line after which the
   start cannot succeed (the engine or a worker failed, argparse refused the command). An *exception*
   line (`ValueError: ...`) or a traceback is decisive only in a finished text and only when no
@@ -31,213 +27,43 @@ judge with the predicates here, so they cannot disagree about what a line means.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-# --- lines --------------------------------------------------------------------------------------
+from servetune.vllm.log_lines import LEVELS, QUIET, LogLine, parse_line, raw_lines, read_lines
 
-# Colour codes, and the HTML a rich terminal viewer turns them into when copied.
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|</?(?:font|b|span)\b[^>]*>")
-_LEVELS = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL"
-# Prefixes added outside vLLM, in any order and nesting; removed until none is left.
-_OUTER = re.compile(
-    r"(?:"
-    r"\d{4}-\d\d-\d\dT\S+ \S+ [\w.-]+\[\d+\]:\s"  # journalctl -o short-iso: host prog[pid]:
-    r"|\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) [FP]\s"  # a node's CRI log file (/var/log/pods)
-    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\s|$)"  # docker -t
-    r"|\[\d{4}-\d\d-\d\dT[^\]]*\]\s"  # CI runners: [2025-03-10T15:07:20Z]
-    r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? \| [A-Z]+ \| \w+ \| "  # fastchat workers
-    r"|\s*[A-Za-z][\w.-]*\s+\|\s"  # docker compose: `vllm-1  | `
-    r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? \[[A-Z][a-z]+\] (?:\(\w+\) )?"  # wrappers' own
-    r"|\s*\|\s"  # kubectl / k9s panes: `  | `
-    r"|\[pod/[^\]\s]+\]\s"  # kubectl logs --prefix
-    r"|\S+\s+\d{1,2} \d\d:\d\d:\d\d(?:\.\d+)? \S+ [\w.-]+\[\d+\]:\s"  # journald
-    r"|\[rank\d+\]:\s?"  # torch
-    r"|\[Stage-\d+\]\s"  # vllm-omni stages
-    r"|>\s?(?=\S)"  # a Markdown quote
-    r"|\((?=[^()]*\b(?:pid|rank|ip)=)[^()]+\)\s?"  # vLLM and Ray process tags
-    r"|\(raylet[^()]*\)\s?"
-    r")"
-)
-# One level/time prefix: vLLM (0.6 `file.py:1]`, 0.8+ `[file.py:1]`), NIM (year and ms),
-# uvicorn (`INFO:     `), Ray (`2025-02-26 11:14:54,614 INFO worker.py:1 -- `), Python logging.
-_LEVEL = re.compile(
-    rf"(?:(?P<a>{_LEVELS})\s+(?:\d{{4}}-)?\d\d-\d\d\s+\d\d:\d\d:\d\d(?:[.,]\d+)?\s+"
-    r"\[?[\w./-]+:\d+\]\s?"
-    rf"|(?P<b>{_LEVELS}):\s+"
-    rf"|\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\s+(?P<c>{_LEVELS})\s+[\w./-]+:\d+ -- "
-    rf"|(?:\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\s+)?\[(?P<d>{_LEVELS})\]\s+"
-    rf"|\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? - [\w.]+ - (?P<e>{_LEVELS}) - "
-    r")"
-)
-# torch/glog lines: `W1130 07:36:16.401000 7670 torch/_library/triton.py:53] ...`
-_GLOG = re.compile(r"\[?(?P<g>[IWEF])\d{4} \d\d:\d\d:\d\d\.\d+\s+(?:\d+\s+)?[\w./-]+:\d+\]\s?")
-_GLOG_LEVELS = {"I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}
-_REPEATED = re.compile(r"\s*\[repeated \d+x across cluster\]$")
-_QUIET = frozenset({"DEBUG", "INFO", "WARNING"})
-
-
-@dataclass(frozen=True)
-class LogLine:
-    """One line of vLLM's own text, prefixes removed.
-
-    `level` is None for raw stderr (tracebacks, argparse), never INFO noise; `text` is
-    right-stripped with its indentation kept (traceback frames); `prefixed` says whether any
-    prefix was removed (a line a terminal wrapped continues without one).
-    """
-
-    level: str | None
-    text: str
-    prefixed: bool = False
-
-    @property
-    def loud(self) -> bool:
-        """Worth reading for errors: raw or ERROR/CRITICAL, and not a traceback frame."""
-        if self.level in _QUIET:
-            return False
-        return not self.text[:1].isspace() or self.text.lstrip().startswith("Value error, ")
-
-
-def _strip_level(text: str) -> tuple[str | None, str] | None:
-    glog = _GLOG.match(text)
-    if glog:
-        return _GLOG_LEVELS[glog["g"]], text[glog.end() :]
-    match = _LEVEL.match(text)
-    if match is None:
-        return None
-    level = next(v for k, v in match.groupdict().items() if v is not None)
-    return ("WARNING" if level == "WARN" else level), text[match.end() :]
-
-
-def parse_line(raw: str) -> LogLine:
-    """One raw line as a LogLine (always succeeds: every prefix is optional)."""
-    text = _ANSI.sub("", raw).rstrip()
-    level: str | None = None
-    prefixed = False
-    for _ in range(12):  # bounded: each pass removes at least one prefix
-        outer = _OUTER.match(text)
-        if outer is not None and outer.end() > 0:
-            text, prefixed = text[outer.end() :], True
-            continue
-        leveled = _strip_level(text) if level is None else None
-        if leveled is None:
-            break
-        level, text, prefixed = leveled[0], leveled[1], True
-    return LogLine(level, _REPEATED.sub("", text), prefixed)
-
-
-# pydantic prints `<field>` on one line and `  <message> [type=...]` on the next.
-_PYDANTIC_FIELD = re.compile(r"^[a-z_][\w.]*$")
-_PYDANTIC_VALUE_NOISE = re.compile(r"\s*\[type=value_error, input_value=.*\]$")
-# A raw line that starts something of its own, never the rest of a wrapped line.
-_OWN_LINE = re.compile(
-    r"^(?:Traceback \(|\s*File \"|Process \w|Loading |[\w.]*(?:Error|Exception|Warning)\b"
-    r"|During handling|The above exception|usage: )"
-)
-
-
-def _cut_width(raws: Sequence[str]) -> int | None:
-    """The terminal width that wrapped this text: the longest length, seen at least twice."""
-    lengths = [len(raw) for raw in raws]
-    width = max(lengths, default=0)
-    return width if width >= 60 and lengths.count(width) >= 2 else None
-
-
-def _continues(previous: LogLine, prev_raw: str, line: LogLine, width: int | None) -> bool:
-    """`line` is the rest of `previous`, cut by a terminal (no prefix of its own)."""
-    if line.prefixed or line.level is not None or not line.text.strip():
-        return False
-    if _OWN_LINE.match(line.text) or not previous.text:
-        return False
-    if previous.text[-1].isdigit() and line.text[0].isdigit():
-        return True  # a number split over two lines
-    return width is not None and len(prev_raw) >= width - 1
-
-
-_JSON_TEXT = ("message", "msg", "log")
-_JSON_LEVEL = ("level", "levelname", "severity")
-_JSON_TRACE = ("exc_info", "exception", "stack_trace", "traceback")
-
-
-def _json_record(raw: str) -> list[str] | None:
-    """A JSON-lines record (docker's json-file driver, NIM_JSONL_LOGGING, log collectors) as the
-    plain lines it stands for, or None for any other line."""
-    stripped = raw.strip()
-    if not (stripped.startswith("{") and stripped.endswith("}")):
-        return None
-    try:
-        record = json.loads(stripped)
-    except ValueError:
-        return None
-    if not isinstance(record, dict):
-        return None
-    text = next((record[k] for k in _JSON_TEXT if isinstance(record.get(k), str)), None)
-    if text is None:
-        return None
-    level = next((record[k] for k in _JSON_LEVEL if isinstance(record.get(k), str)), None)
-    lines = text.rstrip("\n").splitlines() or [""]
-    if level and _strip_level(lines[0]) is None:
-        lines[0] = f"{level.upper()}:    {lines[0]}"  # uvicorn's shape, read by _LEVEL
-    trace = next((record[k] for k in _JSON_TRACE if isinstance(record.get(k), str)), "")
-    return lines + trace.splitlines()
-
-
-# k9s and other TUI log viewers box every line: `│ INFO ... [x.py:1] text      │`, padded to the
-# pane's width; the frame and its padding are the viewer's, not vLLM's.
-_PANE = re.compile(r"^\s*[│┃]\s?(?P<body>.*?)\s*[│┃]\s*$")
-
-
-def _raw_lines(text: str) -> Iterator[str]:
-    for raw in text.splitlines():
-        record = _json_record(raw)
-        for line in [raw] if record is None else record:
-            plain = _ANSI.sub("", line).rstrip()
-            pane = _PANE.match(plain)
-            yield plain if pane is None else pane["body"]
-
-
-def read_lines(text: str) -> list[LogLine]:
-    """The text as LogLines: prefixes removed, lines a terminal wrapped joined again,
-    pydantic's two-line errors made one."""
-    raws = list(_raw_lines(text))
-    width = _cut_width(raws)
-    merged: list[LogLine] = []
-    last_raw = ""
-    for raw in raws:
-        line = parse_line(raw)
-        previous = merged[-1] if merged else None
-        if previous is not None and _continues(previous, last_raw, line, width):
-            # A cut at a space loses the space to rstrip: the line is one short of the width.
-            gap = " " if width is not None and len(last_raw) == width - 1 else ""
-            merged[-1] = LogLine(previous.level, previous.text + gap + line.text, previous.prefixed)
-        elif previous is not None and _pydantic_message(previous, line):
-            merged[-1] = LogLine(
-                previous.level, f"{previous.text}: {line.text.strip()}", previous.prefixed
-            )
-        else:
-            merged.append(_without_pydantic_noise(line))
-        last_raw = raw
-    return merged
-
-
-def _pydantic_message(previous: LogLine, line: LogLine) -> bool:
-    return (
-        line.text.startswith("  ")
-        and "[type=" in line.text
-        and _PYDANTIC_FIELD.match(previous.text) is not None
-    )
-
-
-def _without_pydantic_noise(line: LogLine) -> LogLine:
-    body = line.text.strip()
-    if not body.startswith("Value error, "):
-        return line
-    # Drop the `[type=..., input_value=ArgsKwargs(...)]` tail: the whole config, truncated.
-    return LogLine(line.level, "  " + _PYDANTIC_VALUE_NOISE.sub("", body), line.prefixed)
-
+__all__ = [
+    "PHASES",
+    "LogLine",
+    "Reported",
+    "StartWatch",
+    "StatsLine",
+    "engine_died",
+    "final_ready",
+    "furthest_phase",
+    "is_argparse_error",
+    "is_exception",
+    "is_fatal",
+    "is_progress",
+    "is_ready",
+    "is_run_start",
+    "is_shutdown",
+    "is_traceback",
+    "is_wrapper",
+    "last_run",
+    "parse_line",
+    "phase",
+    "port_lost",
+    "read_lines",
+    "reported",
+    "runs",
+    "served",
+    "shows_vllm",
+    "stats_lines",
+    "unrecovered_error",
+]
 
 # --- markers ------------------------------------------------------------------------------------
 
@@ -254,6 +80,15 @@ _READY = re.compile(
 )
 # uvicorn finished its startup, or the server reports what it serves.
 _FINAL_READY = re.compile(r"Application startup complete|Avg prompt throughput: ")
+# Only an engine that served a request prints these: V0's AsyncLLMEngine starts its background
+# loop at the first request (`add_request`: `if not self.is_running: start_background_loop()`,
+# 0.4-0.10), and `_log_task_completion` reports that loop's end, which only an error causes
+# (a cancelled loop logs "Engine is gracefully shutting down." at INFO); a request sent to the
+# dead loop is refused with "Background loop has errored already".
+_SERVED = re.compile(
+    r"Engine background task failed|Exception in callback _log_task_completion"
+    r"|AsyncEngineDeadError: (?:Task finished unexpectedly|Background loop (?:has errored|is not))"
+)
 # The port could not be bound. vLLM 0.6.4+ binds it before the engine starts; before that
 # uvicorn binds it after `Application startup complete` (vllm#8791, pipeline parallel), so this
 # line undoes every ready line before it.
@@ -277,12 +112,22 @@ _FATAL = re.compile(
 )
 # Fatal at any level: vLLM 0.5-0.8 log a dead worker's clean-up at INFO.
 _FATAL_ANY_LEVEL = re.compile(r"Killing local vLLM worker processes|\bWorker \S+ pid \d+ died")
-# Messages that only say "something failed above"; the root cause is printed before them.
+# The process got SIGKILL (the OOM killer, a container's memory limit): a shell reports the
+# signal's name alone on a line, docker, compose and Kubernetes exit code 137 (128 + 9).
+_KILLED = re.compile(
+    r"^(?:Killed$|Out of memory: Killed process \d+|.*\bexited with code 137\b"
+    r"|.*\b[Ee]xit [Cc]ode:? 137\b|.*\bOOMKilled\b)"
+)
+# Messages that only say "something failed elsewhere": above them (the API server's wrappers),
+# or in the traceback they head, whose exception line comes last (`logger.exception(...)` of a
+# worker's `execute_method`, 0.4 on, and of V1's engine core and workers, 0.8 on).
 _WRAPPERS = re.compile(
     r"Engine core initialization failed|Engine process failed to start|EngineCore failed to start"
     r"|WorkerProc (?:initialization failed|failed to start)|EngineCore encountered"
     r"|EngineDeadError|^(?:\w+\.)*(?:SystemExit|KeyboardInterrupt)\b"
     r"|^ray\.exceptions\.\w+\(|^Process \w+-?\d*:$"
+    r"|EngineCore hit an exception|WorkerProc hit an exception|^Error executing method \S+\. "
+    r"|^Invocation of \S+ method failed"
 )
 # After "ready", only these make an error the server's own rather than a request's.
 _ENGINE_DIED = re.compile(
@@ -307,29 +152,39 @@ PHASES: tuple[tuple[re.Pattern[str], str], ...] = (
 
 
 def is_ready(line: LogLine) -> bool:
-    """The API server announced itself (see `final_ready` for the line that settles it)."""
-    return _READY.search(line.text) is not None
+    """The API server announced itself, or the engine served (see `final_ready` for the line
+    that settles it)."""
+    return _READY.search(line.text) is not None or served(line)
 
 
 def final_ready(line: LogLine) -> bool:
-    """uvicorn finished its startup, or the server logged its stats: after this only a port that
-    fails to bind (`port_lost`) undoes the start."""
-    return _FINAL_READY.search(line.text) is not None
+    """uvicorn finished its startup, the server logged its stats, or its engine served: after
+    this only a port that fails to bind (`port_lost`) undoes the start."""
+    return _FINAL_READY.search(line.text) is not None or served(line)
+
+
+def served(line: LogLine) -> bool:
+    """A line only an engine that served requests prints: the end of V0's request loop, which
+    is also its death (`engine_died`); the error that ended it is printed before it."""
+    return line.loud and _SERVED.search(line.text) is not None
 
 
 def port_lost(line: LogLine) -> bool:
     """The API server's port could not be bound: the start failed, whatever came before."""
-    return line.level not in _QUIET and _PORT_LOST.search(line.text) is not None
+    return line.level not in QUIET and _PORT_LOST.search(line.text) is not None
 
 
 def is_fatal(line: LogLine) -> bool:
-    """A line after which this start cannot succeed (argparse, engine or worker failure); never
-    the source a traceback quotes (`raise RuntimeError("Engine core initialization failed. "`)."""
+    """A line after which this start cannot succeed (argparse, engine or worker failure, the
+    process killed); never the source a traceback quotes (`raise RuntimeError("Engine core
+    initialization failed. "`)."""
     if line.text[:1].isspace():
         return False
     if _FATAL_ANY_LEVEL.search(line.text):
         return True
-    if line.level in _QUIET:
+    if line.level is None and _KILLED.match(line.text) is not None:
+        return True
+    if line.level in QUIET:
         return False
     return _ARGPARSE.match(line.text) is not None or _FATAL.search(line.text) is not None
 
@@ -354,7 +209,11 @@ def is_wrapper(text: str) -> bool:
 
 
 def engine_died(line: LogLine) -> bool:
-    return line.loud and _ENGINE_DIED.search(line.text) is not None
+    """After ready: the engine died, or the process was killed (a server that stopped serving,
+    not one request's error)."""
+    if line.level is None and _KILLED.match(line.text) is not None:
+        return True
+    return line.loud and (_ENGINE_DIED.search(line.text) is not None or served(line))
 
 
 def is_shutdown(line: LogLine) -> bool:
@@ -408,7 +267,7 @@ _FRAME = re.compile(r'^(?:Traceback \(most recent call last\)|\s*File "[^"]+", l
 
 def is_traceback(line: LogLine) -> bool:
     """A traceback's header or one of its frames, raw or logged as an error."""
-    return line.level not in _QUIET and _FRAME.match(line.text) is not None
+    return line.level not in QUIET and _FRAME.match(line.text) is not None
 
 
 def unrecovered_error(lines: Sequence[LogLine]) -> LogLine | None:
@@ -435,7 +294,7 @@ def unrecovered_error(lines: Sequence[LogLine]) -> LogLine | None:
 # stats line. Other servers (SGLang's `[2025-02-09 21:23:00 TP2] `, TGI's
 # `text_generation_launcher`, a plain uvicorn app) print none of these.
 _VLLM_PREFIX = (
-    rf"(?:^|\s)(?:{_LEVELS}) (?:\d{{4}}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? "
+    rf"(?:^|\s)(?:{LEVELS}) (?:\d{{4}}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? "
     r"\[?[\w./-]+\.py:\d+\]"
 )
 _VLLM_MARK = re.compile(
@@ -452,7 +311,7 @@ def shows_vllm(text: str) -> bool:
     is not a vLLM log at all. Messages vLLM shares with the libraries it runs (torch, transformers,
     huggingface_hub, NCCL, argparse, uvicorn) are not enough."""
     return any(
-        _VLLM_MARK.search(raw) or _ARGPARSE.match(parse_line(raw).text) for raw in _raw_lines(text)
+        _VLLM_MARK.search(raw) or _ARGPARSE.match(parse_line(raw).text) for raw in raw_lines(text)
     )
 
 
@@ -654,7 +513,7 @@ def stats_lines(text: str) -> list[StatsLine]:
     """Every periodic stats line of a log, in order; several pasted onto one line (a lost line
     break) count one by one, each with the last time stamp printed before it."""
     found: list[StatsLine] = []
-    for raw in _raw_lines(text):
+    for raw in raw_lines(text):
         start = 0
         for match in _STATS.finditer(raw):
             stamps = _STAMP.findall(raw, start, match.start())

@@ -1,0 +1,240 @@
+"""vLLM's log as lines: every prefix other tools put before vLLM's own text removed, lines a
+terminal wrapped joined again (`servetune.vllm.log` reads markers and numbers from these).
+
+Prefixes, in any order and nesting: docker compose (`vllm-1  | `), kubectl/k9s (`  | `,
+`[pod/x/c] `, k9s's `│ ... │` pane frame), journald, container timestamps (also on a line that is
+nothing else), vLLM's process tags (`(EngineCore_DP0 pid=1) `, `(VllmWorker rank=1 pid=2) `),
+Ray's (`(RayWorkerWrapper pid=3, ip=10.0.0.1) `) and its de-duplication suffix (`[repeated 7x
+across cluster]`), torch's `[rank0]: `, and the level/time/file prefix of vLLM, NVIDIA NIM,
+uvicorn, glog and Python logging. Records a collector wrapped are unwrapped first: JSON lines,
+and CloudWatch's CSV export (`1756144012376,"a message, with ""quotes"" doubled"`). Colour
+codes go, also spelled out as text the way pastes and collectors write them: caret notation
+(`^[[1;36m`, `^M`) and syslog's octal escapes (`#033[1;36m`, `#015`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+# Colour codes, and the HTML a rich terminal viewer turns them into when copied. Pastes and
+# collectors spell ESC and CR out as text: caret notation (`^[[1;36m` ... `^M`, what `cat -v` and
+# many terminals copy) and syslog's octal escapes (`#033[1;36m` ... `#015`, rsyslog's
+# control-character escaping, kept by CloudWatch exports).
+_ANSI = re.compile(r"(?:\x1b|\^\[|#033)\[[0-9;]*[A-Za-z]|</?(?:font|b|span)\b[^>]*>|(?:\^M|#015)+$")
+LEVELS = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL"
+# Prefixes added outside vLLM, in any order and nesting; removed until none is left.
+_OUTER = re.compile(
+    r"(?:"
+    r"\d{4}-\d\d-\d\dT\S+ \S+ [\w.-]+\[\d+\]:\s"  # journalctl -o short-iso: host prog[pid]:
+    r"|\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) [FP]\s"  # a node's CRI log file (/var/log/pods)
+    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\s|$)"  # docker -t
+    r"|\[\d{4}-\d\d-\d\dT[^\]]*\]\s"  # CI runners: [2025-03-10T15:07:20Z]
+    r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? \| [A-Z]+ \| \w+ \| "  # fastchat workers
+    r"|\s*[A-Za-z][\w.-]*\s+\|\s"  # docker compose: `vllm-1  | `
+    r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? \[[A-Z][a-z]+\] (?:\(\w+\) )?"  # wrappers' own
+    r"|\s*\|\s"  # kubectl / k9s panes: `  | `
+    r"|\[pod/[^\]\s]+\]\s"  # kubectl logs --prefix
+    r"|\S+\s+\d{1,2} \d\d:\d\d:\d\d(?:\.\d+)? \S+ [\w.-]+\[\d+\]:\s"  # journald
+    r"|\[rank\d+\]:\s?"  # torch
+    r"|\[Stage-\d+\]\s"  # vllm-omni stages
+    r"|>\s?(?=\S)"  # a Markdown quote
+    r"|\((?=[^()]*\b(?:pid|rank|ip)=)[^()]+\)\s?"  # vLLM and Ray process tags
+    r"|\(raylet[^()]*\)\s?"
+    r")"
+)
+# One level/time prefix: vLLM (0.6 `file.py:1]`, 0.8+ `[file.py:1]`), NIM (year and ms),
+# uvicorn (`INFO:     `), Ray (`2025-02-26 11:14:54,614 INFO worker.py:1 -- `), Python logging.
+_LEVEL = re.compile(
+    rf"(?:(?P<a>{LEVELS})\s+(?:\d{{4}}-)?\d\d-\d\d\s+\d\d:\d\d:\d\d(?:[.,]\d+)?\s+"
+    r"\[?[\w./-]+:\d+\]\s?"
+    rf"|(?P<b>{LEVELS}):\s+"
+    rf"|\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\s+(?P<c>{LEVELS})\s+[\w./-]+:\d+ -- "
+    rf"|(?:\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\s+)?\[(?P<d>{LEVELS})\]\s+"
+    rf"|\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? - [\w.]+ - (?P<e>{LEVELS}) - "
+    r")"
+)
+# torch/glog lines: `W1130 07:36:16.401000 7670 torch/_library/triton.py:53] ...`
+_GLOG = re.compile(r"\[?(?P<g>[IWEF])\d{4} \d\d:\d\d:\d\d\.\d+\s+(?:\d+\s+)?[\w./-]+:\d+\]\s?")
+_GLOG_LEVELS = {"I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}
+_REPEATED = re.compile(r"\s*\[repeated \d+x across cluster\]$")
+QUIET = frozenset({"DEBUG", "INFO", "WARNING"})
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One line of vLLM's own text, prefixes removed.
+
+    `level` is None for raw stderr (tracebacks, argparse), never INFO noise; `text` is
+    right-stripped with its indentation kept (traceback frames); `prefixed` says whether any
+    prefix was removed (a line a terminal wrapped continues without one).
+    """
+
+    level: str | None
+    text: str
+    prefixed: bool = False
+
+    @property
+    def loud(self) -> bool:
+        """Worth reading for errors: raw or ERROR/CRITICAL, and not a traceback frame."""
+        if self.level in QUIET:
+            return False
+        return not self.text[:1].isspace() or self.text.lstrip().startswith("Value error, ")
+
+
+def _strip_level(text: str) -> tuple[str | None, str] | None:
+    glog = _GLOG.match(text)
+    if glog:
+        return _GLOG_LEVELS[glog["g"]], text[glog.end() :]
+    match = _LEVEL.match(text)
+    if match is None:
+        return None
+    level = next(v for k, v in match.groupdict().items() if v is not None)
+    return ("WARNING" if level == "WARN" else level), text[match.end() :]
+
+
+def parse_line(raw: str) -> LogLine:
+    """One raw line as a LogLine (always succeeds: every prefix is optional)."""
+    text = _ANSI.sub("", raw).rstrip()
+    level: str | None = None
+    prefixed = False
+    for _ in range(12):  # bounded: each pass removes at least one prefix
+        outer = _OUTER.match(text)
+        if outer is not None and outer.end() > 0:
+            text, prefixed = text[outer.end() :], True
+            continue
+        leveled = _strip_level(text) if level is None else None
+        if leveled is None:
+            break
+        level, text, prefixed = leveled[0], leveled[1], True
+    return LogLine(level, _REPEATED.sub("", text), prefixed)
+
+
+# pydantic prints `<field>` on one line and `  <message> [type=...]` on the next.
+_PYDANTIC_FIELD = re.compile(r"^[a-z_][\w.]*$")
+_PYDANTIC_VALUE_NOISE = re.compile(r"\s*\[type=value_error, input_value=.*\]$")
+# A raw line that starts something of its own, never the rest of a wrapped line.
+_OWN_LINE = re.compile(
+    r"^(?:Traceback \(|\s*File \"|Process \w|Loading |[\w.]*(?:Error|Exception|Warning)\b"
+    r"|During handling|The above exception|usage: )"
+)
+
+
+def _cut_width(raws: Sequence[str]) -> int | None:
+    """The terminal width that wrapped this text: the longest length, seen at least twice."""
+    lengths = [len(raw) for raw in raws]
+    width = max(lengths, default=0)
+    return width if width >= 60 and lengths.count(width) >= 2 else None
+
+
+def _continues(previous: LogLine, prev_raw: str, line: LogLine, width: int | None) -> bool:
+    """`line` is the rest of `previous`, cut by a terminal (no prefix of its own)."""
+    if line.prefixed or line.level is not None or not line.text.strip():
+        return False
+    if _OWN_LINE.match(line.text) or not previous.text:
+        return False
+    if previous.text[-1].isdigit() and line.text[0].isdigit():
+        return True  # a number split over two lines
+    return width is not None and len(prev_raw) >= width - 1
+
+
+_JSON_TEXT = ("message", "msg", "log")
+_JSON_LEVEL = ("level", "levelname", "severity")
+_JSON_TRACE = ("exc_info", "exception", "stack_trace", "traceback")
+
+
+def _json_record(raw: str) -> list[str] | None:
+    """A JSON-lines record (docker's json-file driver, NIM_JSONL_LOGGING, log collectors) as the
+    plain lines it stands for, or None for any other line."""
+    stripped = raw.strip()
+    if not (stripped.startswith("{") and stripped.endswith("}")):
+        return None
+    try:
+        record = json.loads(stripped)
+    except ValueError:
+        return None
+    if not isinstance(record, dict):
+        return None
+    text = next((record[k] for k in _JSON_TEXT if isinstance(record.get(k), str)), None)
+    if text is None:
+        return None
+    level = next((record[k] for k in _JSON_LEVEL if isinstance(record.get(k), str)), None)
+    lines = text.rstrip("\n").splitlines() or [""]
+    if level and _strip_level(lines[0]) is None:
+        lines[0] = f"{level.upper()}:    {lines[0]}"  # uvicorn's shape, read by _LEVEL
+    trace = next((record[k] for k in _JSON_TRACE if isinstance(record.get(k), str)), "")
+    return lines + trace.splitlines()
+
+
+# k9s and other TUI log viewers box every line: `│ INFO ... [x.py:1] text      │`, padded to the
+# pane's width; the frame and its padding are the viewer's, not vLLM's.
+_PANE = re.compile(r"^\s*[│┃]\s?(?P<body>.*?)\s*[│┃]\s*$")
+
+
+# CloudWatch Logs' CSV export: `<epoch ms>,<message>`, the message CSV-quoted (inner quotes
+# doubled) when it holds a comma or a quote.
+_CSV_EXPORT = re.compile(r"^\d{13},(?P<message>.*)$")
+
+
+def _csv_message(raw: str) -> str:
+    """The message of a CloudWatch CSV export row; any other line as it is."""
+    row = _CSV_EXPORT.match(raw)
+    if row is None:
+        return raw
+    message = row["message"]
+    if len(message) >= 2 and message[0] == message[-1] == '"':
+        return message[1:-1].replace('""', '"')
+    return message
+
+
+def raw_lines(text: str) -> Iterator[str]:
+    """The text's lines, unwrapped from the records collectors wrap them in (JSON lines, CSV
+    exports, TUI panes) and without colour codes; prefixes are `parse_line`'s."""
+    for raw in map(_csv_message, text.splitlines()):
+        record = _json_record(raw)
+        for line in [raw] if record is None else record:
+            plain = _ANSI.sub("", line).rstrip()
+            pane = _PANE.match(plain)
+            yield plain if pane is None else pane["body"]
+
+
+def read_lines(text: str) -> list[LogLine]:
+    """The text as LogLines: prefixes removed, lines a terminal wrapped joined again,
+    pydantic's two-line errors made one."""
+    raws = list(raw_lines(text))
+    width = _cut_width(raws)
+    merged: list[LogLine] = []
+    last_raw = ""
+    for raw in raws:
+        line = parse_line(raw)
+        previous = merged[-1] if merged else None
+        if previous is not None and _continues(previous, last_raw, line, width):
+            # A cut at a space loses the space to rstrip: the line is one short of the width.
+            gap = " " if width is not None and len(last_raw) == width - 1 else ""
+            merged[-1] = LogLine(previous.level, previous.text + gap + line.text, previous.prefixed)
+        elif previous is not None and _pydantic_message(previous, line):
+            merged[-1] = LogLine(
+                previous.level, f"{previous.text}: {line.text.strip()}", previous.prefixed
+            )
+        else:
+            merged.append(_without_pydantic_noise(line))
+        last_raw = raw
+    return merged
+
+
+def _pydantic_message(previous: LogLine, line: LogLine) -> bool:
+    return (
+        line.text.startswith("  ")
+        and "[type=" in line.text
+        and _PYDANTIC_FIELD.match(previous.text) is not None
+    )
+
+
+def _without_pydantic_noise(line: LogLine) -> LogLine:
+    body = line.text.strip()
+    if not body.startswith("Value error, "):
+        return line
+    # Drop the `[type=..., input_value=ArgsKwargs(...)]` tail: the whole config, truncated.
+    return LogLine(line.level, "  " + _PYDANTIC_VALUE_NOISE.sub("", body), line.prefixed)
