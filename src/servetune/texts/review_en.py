@@ -116,6 +116,52 @@ TEXTS: dict[str, str] = {
         "following arguments are required: model_tag'."
     ),
     "model-required:none.fix": "Name the model right after `vllm serve`.",
+    "model-required:older.title": (
+        "vLLM before {since} refuses `--model` after `vllm serve`; write the model first"
+    ),
+    "model-required:older.why": (
+        "The release is not known, so the newest is assumed, which takes `--model {given}` "
+        "with a deprecation warning. Every release before {since} stops: before 0.8.3 with "
+        "'the following arguments are required: model_tag', from 0.8.3 with 'you should "
+        "provide the model as a positional argument'."
+    ),
+    "model-required:older.fix": (
+        "Write `vllm serve {given} ...` (the model first, without `--model`): every release "
+        "reads that, or pass `--vllm-version` to review for yours."
+    ),
+    "flag-without-dashes.title": "`{token}` is a flag written without its dashes",
+    "flag-without-dashes.why": (
+        "vLLM reads a word without a leading `--` as a positional argument; after the model "
+        "there is none to fill, so it stops at once with 'unrecognized arguments: {token}'."
+    ),
+    "flag-without-dashes.fix": "Write it as a flag: `{fixed}`.",
+    "extra-positional-after-entrypoint.title": (
+        "`{token}` after the image `{image}` is one word too many"
+    ),
+    "extra-positional-after-entrypoint.why": (
+        "The image already starts vLLM's server (`vllm serve` from 0.11.1, the API server "
+        "module before), so the words after it are the server's arguments: `{token}` is taken "
+        "for the model and the model for an extra argument, and vLLM stops with "
+        "'unrecognized arguments'."
+    ),
+    "extra-positional-after-entrypoint.fix": (
+        "Delete `{token}` after the image name: `docker run ... {image} MODEL --flags`."
+    ),
+    "extra-positional-after-entrypoint:other-image.title": (
+        "`{token}` after the image `{image}` is one word too many if its entrypoint is vLLM's "
+        "server"
+    ),
+    "extra-positional-after-entrypoint:other-image.why": (
+        "`{token}` alone is no program, so the image's entrypoint is vLLM: if it is the "
+        "server (`vllm serve`, or the API server module, as vLLM's images and images built "
+        "FROM them are), `{token}` is taken for the model and the model for an extra "
+        "argument, and vLLM stops with 'unrecognized arguments'. Only an entrypoint of bare "
+        "`vllm` reads it as meant."
+    ),
+    "extra-positional-after-entrypoint:other-image.fix": (
+        'Delete `{token}` after the image name, unless the image\'s ENTRYPOINT is ["vllm"] '
+        "(`docker inspect {image}` shows it)."
+    ),
     "default-model.title": "No model named: vLLM {version} serves its default, {default}",
     "default-model.why": (
         "With no model on the command line or in `--config`, vLLM loads its built-in default "

@@ -30,6 +30,8 @@ IssueKind = Literal[
     "ambiguous-flag",
     "default-model",
     "model-required",
+    "flag-without-dashes",
+    "extra-positional-after-entrypoint",
 ]
 
 # Characters that word processors and chat UIs substitute for "-".
@@ -48,6 +50,9 @@ class ParseIssue:
     detail: str | None = None  # e.g. the corrected spelling, a suggestion, a reason
     removal: vllm_flags.Removal | None = None
     choices: tuple[str, ...] | None = None  # invalid-value: what this release accepts instead
+    # Refused only by releases before this one, while the release reviewed is not known (the
+    # newest is assumed): a warning for the user who may run an older one.
+    before: str | None = None
 
 
 _SUFFIX = re.compile(r"^(-?\d+(?:\.\d+)?)([kKmMgGtT]?)$")
@@ -231,10 +236,42 @@ def read_args(builder: Builder, tokens: Sequence[str], allow_positional: bool) -
                 # argparse takes the positional model anywhere between the options.
                 builder.model, builder.model_positional = token, True
                 builder.model_first = not builder.args
-            else:
+            elif not _read_undashed(builder, token):
                 builder.issues.append(ParseIssue("unknown-flag", token, None, "stray value"))
             continue
         index = _read_option(builder, tokens, index, token)
+
+
+_UNDASHED = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+)(?:=(?P<value>.*))?$")
+
+
+def _read_undashed(builder: Builder, token: str) -> bool:
+    """A stray word that spells one of the release's flags without its dashes
+    (`trust_remote_code=True`, `max-model-len=4096`): argparse takes it for an extra positional
+    ('unrecognized arguments'). Read as the flag the writer meant; False if it is not one."""
+    match = _UNDASHED.match(token)
+    if match is None:
+        return False
+    flag = vllm_flags.normalize("--" + match.group("name"))
+    lookup = vllm_flags.lookup(flag, builder.version)
+    value = match.group("value")
+    if lookup is None or lookup.negated:
+        return False
+    spec = lookup.spec
+    if spec.kind in ("bool", "store_true"):
+        if value is not None and value.lower() not in _TRUE_WORDS:
+            return False
+        on = value is None or value.lower() not in _FALSE_WORDS
+        fixed = spec.canonical if on else "--no-" + spec.canonical.removeprefix("--")
+        builder.issues.append(ParseIssue("flag-without-dashes", token, spec.canonical, fixed))
+        builder.set(spec.canonical, on)
+        return True
+    if not value or spec.kind == "list":
+        return False
+    fixed = f"{spec.canonical} {value}"
+    builder.issues.append(ParseIssue("flag-without-dashes", token, spec.canonical, fixed))
+    builder.set(spec.canonical, value)
+    return True
 
 
 def _read_option(builder: Builder, tokens: Sequence[str], index: int, token: str) -> int:
