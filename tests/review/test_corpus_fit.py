@@ -39,6 +39,9 @@ FAILED_STARTS = [
     ("moonlight26-trust-remote-code-positional", "flag-without-dashes"),
     ("gh27389-docker-imageid-serve", "extra-positional-after-entrypoint"),
     ("pr8618-gguf-model-flag-no-tag", "model-required"),
+    ("gh16231-maverick-tp8-pp2-16xh100", "pp-unsupported-model"),
+    ("gfx906-59-4xmi50-gptoss120b-fp16", "quant-dtype-unsupported"),
+    ("gh19448-kv-transfer-dynamo-nixl", "invalid-value"),
 ]
 
 

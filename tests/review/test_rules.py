@@ -35,6 +35,19 @@ CASES: list[tuple[str, str, str | None, str | None]] = [
         None,
     ),
     ("default-model", "vllm serve --max-model-len 4096", "1xA100-80GB", None),
+    (
+        "pp-unsupported-model",
+        "vllm serve meta-llama/Llama-4-Scout-17B-16E-Instruct -tp 4 -pp 2",
+        "8xH100",
+        "0.8.3",
+    ),
+    (
+        "quant-dtype-unsupported",
+        "vllm serve openai/gpt-oss-20b --dtype float16",
+        "1xH100",
+        None,
+    ),
+    ("quant-dtype-unsupported", f"{Q7}-AWQ --quantization awq --dtype bfloat16", "1xA10", "0.11.0"),
     ("flag-without-dashes", f"{Q7} trust_remote_code=True", "1xA100-80GB", None),
     ("flag-without-dashes", f"{Q7} max-model-len=4096", "1xA100-80GB", None),
     (
@@ -145,6 +158,15 @@ NEAR_MISSES: list[tuple[str, str, str | None, str | None]] = [
     ("model-required", "vllm serve --model=Qwen/Qwen2.5-7B-Instruct", "1xA100-80GB", "0.10.0"),
     ("model-required", "vllm serve --served-model-name q", "1xA100-80GB", "0.16.0"),
     ("default-model", f"{Q7} --max-model-len 4096", "1xA100-80GB", None),
+    (
+        "pp-unsupported-model",
+        "vllm serve meta-llama/Llama-4-Scout-17B-16E-Instruct -tp 4 -pp 2",
+        "8xH100",
+        "0.8.4",
+    ),
+    ("pp-unsupported-model", f"{Q7} -pp 2", "2xA100-80GB", None),
+    ("quant-dtype-unsupported", "vllm serve openai/gpt-oss-20b --dtype bfloat16", "1xH100", None),
+    ("quant-dtype-unsupported", f"{Q7}-AWQ --dtype bfloat16", "1xA10", "0.11.0"),
     ("flag-without-dashes", f"{Q7} --trust-remote-code", "1xA100-80GB", None),
     ("flag-without-dashes", f"{Q7} --max-model-len 4096 image=1", "1xA100-80GB", None),
     (

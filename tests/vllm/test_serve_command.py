@@ -244,3 +244,22 @@ def test_lines_wrapped_by_a_terminal_are_joined() -> None:
     assert command.args["--download-dir"] == "/models"
     assert command.args["--max-model-len"] == "4096"
     assert not command.issues
+
+
+def test_a_kv_connector_the_release_does_not_register_is_refused() -> None:
+    # vllm#19448 (corpus, fit): 0.9.0.1 registers NixlConnector, not DynamoNixlConnector
+    base = "vllm serve Qwen/Qwen3-32B-FP8 --kv-transfer-config "
+    refused = parse_text(base + """'{"kv_connector":"DynamoNixlConnector"}'""", version="0.9.0.1")
+    issue = next(i for i in refused.issues if i.kind == "invalid-value")
+    assert issue.detail == "DynamoNixlConnector"
+    assert issue.choices is not None
+    assert "NixlConnector" in issue.choices
+    fine = parse_text(base + """'{"kv_connector":"NixlConnector"}'""", version="0.9.0.1")
+    assert not fine.issues
+    loaded = """'{"kv_connector":"Mine","kv_connector_module_path":"my.mod"}'"""
+    assert not parse_text(base + loaded, version="0.9.0.1").issues
+
+
+def test_the_model_in_a_mounted_folder_is_named_by_the_host_path() -> None:
+    text = "docker run -v /root/gpt-oss-120b:/model vllm/vllm-openai:v0.11.2 --model /model"
+    assert parse_text(text).model_on_host == "/root/gpt-oss-120b"

@@ -259,6 +259,42 @@ TEXTS: dict[str, str] = {
         "My machine has {machine} but the command only uses {needed}. Should I raise "
         "tensor-parallel-size or run data-parallel replicas for this model and traffic?"
     ),
+    "pp-unsupported-model.title": (
+        "vLLM {version} cannot run {architecture} with pipeline parallelism"
+    ),
+    "pp-unsupported-model.why": (
+        "The release's {architecture} does not implement pipeline stages (`SupportsPP`), so "
+        "`--pipeline-parallel-size {pp}` stops vLLM while it builds the model: 'Pipeline "
+        "parallelism is not supported for this model'. No release so far adds it."
+    ),
+    "pp-unsupported-model.fix": (
+        "Split the model with tensor parallelism instead (`--tensor-parallel-size {tp_all}` "
+        "where the heads allow it), or use fewer GPUs."
+    ),
+    "pp-unsupported-model:later.title": (
+        "vLLM {version} cannot run {architecture} with pipeline parallelism ({since} can)"
+    ),
+    "pp-unsupported-model:later.why": (
+        "In vLLM {version} {architecture} does not implement pipeline stages (`SupportsPP`), "
+        "so `--pipeline-parallel-size {pp}` stops vLLM while it builds the model: 'Pipeline "
+        "parallelism is not supported for this model'. Support arrived in {since}."
+    ),
+    "pp-unsupported-model:later.fix": (
+        "Upgrade vLLM to {since} or newer, or split the model with tensor parallelism "
+        "(`--tensor-parallel-size {tp_all}` where the heads allow it)."
+    ),
+    "pp-unsupported-model:older.title": (
+        "vLLM before {since} cannot run {architecture} with pipeline parallelism"
+    ),
+    "pp-unsupported-model:older.why": (
+        "The release is not known, so the newest is assumed, which runs {architecture} over "
+        "{pp} pipeline stages. Releases up to {older} do not (no `SupportsPP`): they stop "
+        "while building the model with 'Pipeline parallelism is not supported for this model'."
+    ),
+    "pp-unsupported-model:older.fix": (
+        "Run vLLM {since} or newer (pass `--vllm-version` to review for yours), or split the "
+        "model with tensor parallelism (`--tensor-parallel-size {tp_all}`)."
+    ),
     "tp-heads-indivisible.title": (
         "{model} has {heads} attention heads, which TP {tp} does not divide"
     ),
@@ -474,6 +510,19 @@ TEXTS: dict[str, str] = {
     "quant-slow-kernel.ask_ai": (
         "On vLLM {version}, `--quantization {flag_method}` forces the slow kernel "
         "while the checkpoint would run on {marlin}. Can I drop the flag?"
+    ),
+    "quant-dtype-unsupported.title": (
+        "{method} in vLLM {version} does not compute in {dtype}: it needs {allowed}"
+    ),
+    "quant-dtype-unsupported.why": (
+        "Each quantization method's kernels work in some activation dtypes only; vLLM checks "
+        "the model's dtype against them before it loads anything and stops with 'torch."
+        "{dtype} is not supported for quantization method {method}. Supported dtypes: "
+        "[{allowed}]'."
+    ),
+    "quant-dtype-unsupported.fix": (
+        "Use `--dtype {allowed}` (or drop `--dtype` and let vLLM choose); a GPU without that "
+        "dtype cannot run this checkpoint's method."
     ),
     "dtype-unsupported-gpu.title": "bfloat16 needs compute capability 8.0; {gpu} has {have}",
     "dtype-unsupported-gpu.why": (

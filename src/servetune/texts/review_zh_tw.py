@@ -242,6 +242,40 @@ TEXTS: dict[str, str] = {
         "我的機器是 {machine}，但指令只用了 {needed} 張。以這個模型和我的流量來說，"
         "應該調高 tensor-parallel-size，還是改跑 data-parallel 副本？"
     ),
+    "pp-unsupported-model.title": (
+        "vLLM {version} 無法用管線平行（pipeline parallelism）跑 {architecture}"
+    ),
+    "pp-unsupported-model.why": (
+        "這個版本的 {architecture} 沒有實作管線分段（`SupportsPP`），所以 "
+        "`--pipeline-parallel-size {pp}` 會讓 vLLM 在建立模型時停下來：「Pipeline "
+        "parallelism is not supported for this model」。目前還沒有任何版本支援。"
+    ),
+    "pp-unsupported-model.fix": (
+        "改用張量平行切分模型（注意力頭數允許時用 `--tensor-parallel-size {tp_all}`），"
+        "或改用較少的 GPU。"
+    ),
+    "pp-unsupported-model:later.title": (
+        "vLLM {version} 無法用管線平行跑 {architecture}（{since} 起可以）"
+    ),
+    "pp-unsupported-model:later.why": (
+        "在 vLLM {version} 裡，{architecture} 沒有實作管線分段（`SupportsPP`），所以 "
+        "`--pipeline-parallel-size {pp}` 會讓 vLLM 在建立模型時停下來：「Pipeline "
+        "parallelism is not supported for this model」。{since} 才加入支援。"
+    ),
+    "pp-unsupported-model:later.fix": (
+        "把 vLLM 升級到 {since} 以上，或改用張量平行切分模型"
+        "（注意力頭數允許時用 `--tensor-parallel-size {tp_all}`）。"
+    ),
+    "pp-unsupported-model:older.title": ("{since} 以前的 vLLM 無法用管線平行跑 {architecture}"),
+    "pp-unsupported-model:older.why": (
+        "不知道你用的是哪個版本，所以假設是最新版；最新版可以把 {architecture} 分成 {pp} 段"
+        "管線來跑。但到 {older} 為止的版本都不行（沒有 `SupportsPP`），會在建立模型時以"
+        "「Pipeline parallelism is not supported for this model」停下來。"
+    ),
+    "pp-unsupported-model:older.fix": (
+        "使用 vLLM {since} 以上（或用 `--vllm-version` 指定你的版本再檢查），"
+        "或改用張量平行切分模型（`--tensor-parallel-size {tp_all}`）。"
+    ),
     "tp-heads-indivisible.title": "{model} 有 {heads} 個 attention head，TP {tp} 無法整除",
     "tp-heads-indivisible.why": (
         "張量並行會把 attention head 平均分給每一張 GPU。這個組合 vLLM 會拒絕啟動：「Total "
@@ -440,6 +474,18 @@ TEXTS: dict[str, str] = {
     "quant-slow-kernel.ask_ai": (
         "在 vLLM {version} 上，`--quantization {flag_method}` 會強制使用較慢的 kernel，"
         "而這個 checkpoint 本來可以用 {marlin} 跑。我可以把這個參數拿掉嗎？"
+    ),
+    "quant-dtype-unsupported.title": (
+        "vLLM {version} 的 {method} 不能用 {dtype} 計算：它只接受 {allowed}"
+    ),
+    "quant-dtype-unsupported.why": (
+        "每種量化方法的核心（kernel）只支援某些激活值的資料型別；vLLM 在載入任何東西之前就會"
+        "檢查模型的 dtype，不符合就以「torch.{dtype} is not supported for quantization method "
+        "{method}. Supported dtypes: [{allowed}]」停下來。"
+    ),
+    "quant-dtype-unsupported.fix": (
+        "改用 `--dtype {allowed}`（或拿掉 `--dtype`，讓 vLLM 自己選）；不支援這個 dtype 的 GPU "
+        "跑不了這個檢查點的量化方法。"
     ),
     "dtype-unsupported-gpu.title": "bfloat16 需要運算能力 8.0；{gpu} 只有 {have}",
     "dtype-unsupported-gpu.why": (

@@ -116,6 +116,19 @@ class ServeCommand:
     image_tag: str | None = None  # docker image tag, e.g. "v0.8.5"
     docker_gpus: str | None = None  # docker's --gpus value
     issues: tuple[ParseIssue, ...] = ()
+    mounts: tuple[tuple[str, str], ...] = ()  # docker `-v HOST:CONTAINER`: (container, host)
+
+    @property
+    def model_on_host(self) -> str | None:
+        """The model's path on the host where it lies in a mounted folder (`-v
+        /root/gpt-oss-120b:/model` and `vllm serve /model`), whose name says the model; else
+        the model as written."""
+        model = self.model
+        for container, host in sorted(self.mounts, key=lambda m: -len(m[0])):
+            inside = container.rstrip("/")
+            if model and inside and (model == inside or model.startswith(inside + "/")):
+                return host.rstrip("/") + model[len(inside) :]
+        return model
 
     @property
     def release_known(self) -> bool:
@@ -437,6 +450,7 @@ class _Located:
     docker_gpus: str | None
     repeated_entrypoint: bool = False  # `docker run IMAGE vllm serve ...` without --entrypoint
     extra_serve: str | None = None  # `docker run IMAGE serve MODEL ...`: the image
+    mounts: tuple[tuple[str, str], ...] = ()
 
 
 def _cut_at_shell_operators(tokens: Sequence[str]) -> list[str]:
@@ -458,8 +472,11 @@ def _strip_leading(tokens: list[str]) -> tuple[list[str], dict[str, str]]:
     return tokens, env
 
 
-def _docker_options(tokens: list[str], env: dict[str, str]) -> tuple[int, str | None, bool]:
-    """Read `docker run`'s own options: (index of the image, --gpus, whether --entrypoint)."""
+def _docker_options(
+    tokens: list[str], env: dict[str, str], mounts: list[tuple[str, str]]
+) -> tuple[int, str | None, bool]:
+    """Read `docker run`'s own options: (index of the image, --gpus, whether --entrypoint);
+    `-e` into `env`, `-v HOST:CONTAINER` into `mounts` as (container, host)."""
     gpus: str | None = None
     entrypoint = False
     index = 2
@@ -474,6 +491,9 @@ def _docker_options(tokens: list[str], env: dict[str, str]) -> tuple[int, str | 
         if name in ("-e", "--env") and "=" in value:
             key, _, val = value.partition("=")
             env[key] = val
+        if name in ("-v", "--volume") and value.count(":") >= 1:
+            host, _, container = value.partition(":")
+            mounts.append((container.partition(":")[0], host))
         index += 1
     return index, gpus, entrypoint
 
@@ -511,7 +531,9 @@ def image_version(tag: str | None) -> str | None:
 
 
 def _locate_docker(tokens: list[str], env: dict[str, str]) -> _Located:
-    index, gpus, entrypoint = _docker_options(tokens, env)
+    found: list[tuple[str, str]] = []
+    index, gpus, entrypoint = _docker_options(tokens, env, found)
+    mounts = tuple(found)
     if index >= len(tokens):
         raise CommandParseError(ErrorText("command.no-image"))
     image = tokens[index]
@@ -524,9 +546,9 @@ def _locate_docker(tokens: list[str], env: dict[str, str]) -> _Located:
         # the API server module before 0.11.1), which takes `serve` for the model and the
         # model for an extra positional ('unrecognized arguments'). Read what follows it.
         args = tuple(rest[1:])
-        return _Located("docker", prefix, args, env, tag, gpus, extra_serve=image)
+        return _Located("docker", prefix, args, env, tag, gpus, extra_serve=image, mounts=mounts)
     if inner is None:
-        return _Located("docker", prefix, tuple(rest), env, tag, gpus)
+        return _Located("docker", prefix, tuple(rest), env, tag, gpus, mounts=mounts)
     located = _locate(inner)
     # vLLM's own images already run the server (their entrypoint), so `vllm serve` after the
     # image reaches vLLM as two stray words: 'unrecognized arguments' unless --entrypoint
@@ -544,6 +566,7 @@ def _locate_docker(tokens: list[str], env: dict[str, str]) -> _Located:
         tag,
         gpus,
         repeated,
+        mounts=mounts,
     )
 
 
@@ -667,6 +690,7 @@ def parse_tokens(
         image_tag=located.image_tag,
         docker_gpus=located.docker_gpus,
         issues=tuple(builder.issues),
+        mounts=located.mounts,
     )
 
 
