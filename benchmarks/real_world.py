@@ -27,6 +27,10 @@ How a record is read (fair, not lenient):
   as missed by check, and doctor is scored on status and root cause alone. `_SAME_CAUSE` names
   the few labels given for a rule that already existed under another id (the rule's own
   docstring quotes the record's error message); each is listed there with the reason.
+- a record's `root_cause` that is itself a wrapper ("Engine core initialization failed. See
+  root cause above.") says the excerpt holds no cause: doctor's contract is then no root cause
+  (a wrapper is evidence, never the cause; tests/launch/test_doctor.py), and that is scored
+  right; any other root cause doctor gives for it is wrong.
 - `vllm_version` may be prose (">=0.21.0 (the log says ...)", "0.6.6 (main, ...; inferred)"):
   the first X.Y.Z in it (or X.Y) is the release reviewed, for commands and memory alike. A
   version the record does not give stays unknown: the newest release is assumed, as for a user
@@ -50,6 +54,7 @@ from servetune import ServetuneError, check_text, diagnose
 from servetune.review.check import CheckOptions, Report
 from servetune.review.rules import RULES
 from servetune.texts import table
+from servetune.vllm.log import is_wrapper
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -206,7 +211,7 @@ _SPACES = re.compile(r"\s+")
 
 def _same_line(ours: str | None, theirs: str | None) -> bool:
     """The record quotes the whole log line; ours is the error without its prefix."""
-    if theirs is None:
+    if theirs is None or is_wrapper(theirs):
         return ours is None
     if ours is None:
         return False
