@@ -223,3 +223,43 @@ def test_other_vllm_subcommands_are_refused_with_a_hint() -> None:
         parse_tokens(["vllm", "bench", "serve", "--model", "m"], version="0.33.0")
     assert info.value.hint is not None
     assert "server launches" in info.value.hint
+
+
+def test_variables_set_by_earlier_lines_are_filled_in() -> None:
+    # vllm#3781 (corpus, fit): `export MODEL=...` on the line before `--model $MODEL`
+    text = "export MODEL=mistralai/Mistral-7B-v0.1\npython3 -m vllm.entrypoints.openai.api_server --model $MODEL --max-model-len=4096"
+    assert parse_text(text).model == "mistralai/Mistral-7B-v0.1"
+
+
+def test_markdown_emphasis_around_a_flag_is_dropped() -> None:
+    command = parse_text("vllm serve Qwen/Qwen2.5-7B-Instruct -tp 2 **_--max-num-seqs 1_**")
+    assert command.args["--max-num-seqs"] == "1"
+    assert not command.issues
+
+
+def test_lines_wrapped_by_a_terminal_are_joined() -> None:
+    text = "vllm serve Qwen/Qwen2.5-7B-Instruct --trust-remote-c\node --port 8009 --download-dir\n/models --max-model-len 4096\nnot a command"
+    command = parse_text(text)
+    assert command.args["--trust-remote-code"] is True
+    assert command.args["--download-dir"] == "/models"
+    assert command.args["--max-model-len"] == "4096"
+    assert not command.issues
+
+
+def test_a_kv_connector_the_release_does_not_register_is_refused() -> None:
+    # vllm#19448 (corpus, fit): 0.9.0.1 registers NixlConnector, not DynamoNixlConnector
+    base = "vllm serve Qwen/Qwen3-32B-FP8 --kv-transfer-config "
+    refused = parse_text(base + """'{"kv_connector":"DynamoNixlConnector"}'""", version="0.9.0.1")
+    issue = next(i for i in refused.issues if i.kind == "invalid-value")
+    assert issue.detail == "DynamoNixlConnector"
+    assert issue.choices is not None
+    assert "NixlConnector" in issue.choices
+    fine = parse_text(base + """'{"kv_connector":"NixlConnector"}'""", version="0.9.0.1")
+    assert not fine.issues
+    loaded = """'{"kv_connector":"Mine","kv_connector_module_path":"my.mod"}'"""
+    assert not parse_text(base + loaded, version="0.9.0.1").issues
+
+
+def test_the_model_in_a_mounted_folder_is_named_by_the_host_path() -> None:
+    text = "docker run -v /root/gpt-oss-120b:/model vllm/vllm-openai:v0.11.2 --model /model"
+    assert parse_text(text).model_on_host == "/root/gpt-oss-120b"

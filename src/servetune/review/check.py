@@ -201,7 +201,7 @@ def check_command(command: ServeCommand, options: CheckOptions) -> Report:
     """Review an already parsed command: find the model and the hardware, then run the rules."""
     machine = _hardware(options)
     facts = model.find_model(
-        command.model, model_config=options.model_config, online=options.online
+        command.model_on_host, model_config=options.model_config, online=options.online
     )
     return review(command, model_facts=facts, machine=machine)
 

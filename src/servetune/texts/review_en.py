@@ -116,6 +116,52 @@ TEXTS: dict[str, str] = {
         "following arguments are required: model_tag'."
     ),
     "model-required:none.fix": "Name the model right after `vllm serve`.",
+    "model-required:older.title": (
+        "vLLM before {since} refuses `--model` after `vllm serve`; write the model first"
+    ),
+    "model-required:older.why": (
+        "The release is not known, so the newest is assumed, which takes `--model {given}` "
+        "with a deprecation warning. Every release before {since} stops: before 0.8.3 with "
+        "'the following arguments are required: model_tag', from 0.8.3 with 'you should "
+        "provide the model as a positional argument'."
+    ),
+    "model-required:older.fix": (
+        "Write `vllm serve {given} ...` (the model first, without `--model`): every release "
+        "reads that, or pass `--vllm-version` to review for yours."
+    ),
+    "flag-without-dashes.title": "`{token}` is a flag written without its dashes",
+    "flag-without-dashes.why": (
+        "vLLM reads a word without a leading `--` as a positional argument; after the model "
+        "there is none to fill, so it stops at once with 'unrecognized arguments: {token}'."
+    ),
+    "flag-without-dashes.fix": "Write it as a flag: `{fixed}`.",
+    "extra-positional-after-entrypoint.title": (
+        "`{token}` after the image `{image}` is one word too many"
+    ),
+    "extra-positional-after-entrypoint.why": (
+        "The image already starts vLLM's server (`vllm serve` from 0.11.1, the API server "
+        "module before), so the words after it are the server's arguments: `{token}` is taken "
+        "for the model and the model for an extra argument, and vLLM stops with "
+        "'unrecognized arguments'."
+    ),
+    "extra-positional-after-entrypoint.fix": (
+        "Delete `{token}` after the image name: `docker run ... {image} MODEL --flags`."
+    ),
+    "extra-positional-after-entrypoint:other-image.title": (
+        "`{token}` after the image `{image}` is one word too many if its entrypoint is vLLM's "
+        "server"
+    ),
+    "extra-positional-after-entrypoint:other-image.why": (
+        "`{token}` alone is no program, so the image's entrypoint is vLLM: if it is the "
+        "server (`vllm serve`, or the API server module, as vLLM's images and images built "
+        "FROM them are), `{token}` is taken for the model and the model for an extra "
+        "argument, and vLLM stops with 'unrecognized arguments'. Only an entrypoint of bare "
+        "`vllm` reads it as meant."
+    ),
+    "extra-positional-after-entrypoint:other-image.fix": (
+        'Delete `{token}` after the image name, unless the image\'s ENTRYPOINT is ["vllm"] '
+        "(`docker inspect {image}` shows it)."
+    ),
     "default-model.title": "No model named: vLLM {version} serves its default, {default}",
     "default-model.why": (
         "With no model on the command line or in `--config`, vLLM loads its built-in default "
@@ -212,6 +258,42 @@ TEXTS: dict[str, str] = {
     "tp-below-gpus.ask_ai": (
         "My machine has {machine} but the command only uses {needed}. Should I raise "
         "tensor-parallel-size or run data-parallel replicas for this model and traffic?"
+    ),
+    "pp-unsupported-model.title": (
+        "vLLM {version} cannot run {architecture} with pipeline parallelism"
+    ),
+    "pp-unsupported-model.why": (
+        "The release's {architecture} does not implement pipeline stages (`SupportsPP`), so "
+        "`--pipeline-parallel-size {pp}` stops vLLM while it builds the model: 'Pipeline "
+        "parallelism is not supported for this model'. No release so far adds it."
+    ),
+    "pp-unsupported-model.fix": (
+        "Split the model with tensor parallelism instead (`--tensor-parallel-size {tp_all}` "
+        "where the heads allow it), or use fewer GPUs."
+    ),
+    "pp-unsupported-model:later.title": (
+        "vLLM {version} cannot run {architecture} with pipeline parallelism ({since} can)"
+    ),
+    "pp-unsupported-model:later.why": (
+        "In vLLM {version} {architecture} does not implement pipeline stages (`SupportsPP`), "
+        "so `--pipeline-parallel-size {pp}` stops vLLM while it builds the model: 'Pipeline "
+        "parallelism is not supported for this model'. Support arrived in {since}."
+    ),
+    "pp-unsupported-model:later.fix": (
+        "Upgrade vLLM to {since} or newer, or split the model with tensor parallelism "
+        "(`--tensor-parallel-size {tp_all}` where the heads allow it)."
+    ),
+    "pp-unsupported-model:older.title": (
+        "vLLM before {since} cannot run {architecture} with pipeline parallelism"
+    ),
+    "pp-unsupported-model:older.why": (
+        "The release is not known, so the newest is assumed, which runs {architecture} over "
+        "{pp} pipeline stages. Releases up to {older} do not (no `SupportsPP`): they stop "
+        "while building the model with 'Pipeline parallelism is not supported for this model'."
+    ),
+    "pp-unsupported-model:older.fix": (
+        "Run vLLM {since} or newer (pass `--vllm-version` to review for yours), or split the "
+        "model with tensor parallelism (`--tensor-parallel-size {tp_all}`)."
     ),
     "tp-heads-indivisible.title": (
         "{model} has {heads} attention heads, which TP {tp} does not divide"
@@ -428,6 +510,19 @@ TEXTS: dict[str, str] = {
     "quant-slow-kernel.ask_ai": (
         "On vLLM {version}, `--quantization {flag_method}` forces the slow kernel "
         "while the checkpoint would run on {marlin}. Can I drop the flag?"
+    ),
+    "quant-dtype-unsupported.title": (
+        "{method} in vLLM {version} does not compute in {dtype}: it needs {allowed}"
+    ),
+    "quant-dtype-unsupported.why": (
+        "Each quantization method's kernels work in some activation dtypes only; vLLM checks "
+        "the model's dtype against them before it loads anything and stops with 'torch."
+        "{dtype} is not supported for quantization method {method}. Supported dtypes: "
+        "[{allowed}]'."
+    ),
+    "quant-dtype-unsupported.fix": (
+        "Use `--dtype {allowed}` (or drop `--dtype` and let vLLM choose); a GPU without that "
+        "dtype cannot run this checkpoint's method."
     ),
     "dtype-unsupported-gpu.title": "bfloat16 needs compute capability 8.0; {gpu} has {have}",
     "dtype-unsupported-gpu.why": (

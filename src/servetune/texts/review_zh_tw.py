@@ -112,6 +112,47 @@ TEXTS: dict[str, str] = {
         "are required: model_tag」停下來。"
     ),
     "model-required:none.fix": "在 `vllm serve` 後面寫上模型名稱。",
+    "model-required:older.title": (
+        "{since} 以前的 vLLM 不接受在 `vllm serve` 後面用 `--model`；請把模型寫在最前面"
+    ),
+    "model-required:older.why": (
+        "不知道你用的是哪個版本，所以假設是最新版；最新版接受 `--model {given}`，只會給出"
+        "「已棄用」的警告。但 {since} 以前的每個版本都會停下來：0.8.3 以前是「the following "
+        "arguments are required: model_tag」，0.8.3 起是「you should provide the model as a "
+        "positional argument」。"
+    ),
+    "model-required:older.fix": (
+        "改寫成 `vllm serve {given} ...`（模型放第一個，不用 `--model`），每個版本都讀得懂；"
+        "或用 `--vllm-version` 指定你的版本再檢查一次。"
+    ),
+    "flag-without-dashes.title": "`{token}` 是少了開頭破折號的參數",
+    "flag-without-dashes.why": (
+        "vLLM 把開頭沒有 `--` 的字當成位置參數；模型之後已經沒有位置參數可以放，所以會立刻以"
+        "「unrecognized arguments: {token}」停下來。"
+    ),
+    "flag-without-dashes.fix": "寫成參數的形式：`{fixed}`。",
+    "extra-positional-after-entrypoint.title": "映像檔 `{image}` 後面的 `{token}` 多了一個字",
+    "extra-positional-after-entrypoint.why": (
+        "這個映像檔本身就會啟動 vLLM 的伺服器（0.11.1 起是 `vllm serve`，之前是 API server "
+        "模組），映像檔後面的字都是伺服器的參數：`{token}` 會被當成模型，真正的模型反而變成"
+        "多出來的參數，vLLM 會以「unrecognized arguments」停下來。"
+    ),
+    "extra-positional-after-entrypoint.fix": (
+        "刪掉映像檔名稱後面的 `{token}`：`docker run ... {image} 模型 --參數`。"
+    ),
+    "extra-positional-after-entrypoint:other-image.title": (
+        "如果映像檔 `{image}` 的 entrypoint 是 vLLM 的伺服器，後面的 `{token}` 就多了一個字"
+    ),
+    "extra-positional-after-entrypoint:other-image.why": (
+        "單獨的 `{token}` 不是一個程式，所以這個映像檔的 entrypoint 是 vLLM：如果它是伺服器"
+        "（`vllm serve` 或 API server 模組，vLLM 自己的映像檔和以它們為基礎（FROM）建置的映像"
+        "檔都是），`{token}` 會被當成模型，真正的模型反而變成多出來的參數，vLLM 會以"
+        "「unrecognized arguments」停下來。只有 entrypoint 是單純的 `vllm` 時才會照你的意思讀。"
+    ),
+    "extra-positional-after-entrypoint:other-image.fix": (
+        '刪掉映像檔名稱後面的 `{token}`，除非映像檔的 ENTRYPOINT 是 ["vllm"]'
+        "（用 `docker inspect {image}` 可以看到）。"
+    ),
     "default-model.title": "沒有指定模型：vLLM {version} 會跑它的預設模型 {default}",
     "default-model.why": (
         "指令和 `--config` 裡都沒有模型時，vLLM 會載入內建的預設模型，這份檢查也就是針對"
@@ -200,6 +241,40 @@ TEXTS: dict[str, str] = {
     "tp-below-gpus.ask_ai": (
         "我的機器是 {machine}，但指令只用了 {needed} 張。以這個模型和我的流量來說，"
         "應該調高 tensor-parallel-size，還是改跑 data-parallel 副本？"
+    ),
+    "pp-unsupported-model.title": (
+        "vLLM {version} 無法用管線平行（pipeline parallelism）跑 {architecture}"
+    ),
+    "pp-unsupported-model.why": (
+        "這個版本的 {architecture} 沒有實作管線分段（`SupportsPP`），所以 "
+        "`--pipeline-parallel-size {pp}` 會讓 vLLM 在建立模型時停下來：「Pipeline "
+        "parallelism is not supported for this model」。目前還沒有任何版本支援。"
+    ),
+    "pp-unsupported-model.fix": (
+        "改用張量平行切分模型（注意力頭數允許時用 `--tensor-parallel-size {tp_all}`），"
+        "或改用較少的 GPU。"
+    ),
+    "pp-unsupported-model:later.title": (
+        "vLLM {version} 無法用管線平行跑 {architecture}（{since} 起可以）"
+    ),
+    "pp-unsupported-model:later.why": (
+        "在 vLLM {version} 裡，{architecture} 沒有實作管線分段（`SupportsPP`），所以 "
+        "`--pipeline-parallel-size {pp}` 會讓 vLLM 在建立模型時停下來：「Pipeline "
+        "parallelism is not supported for this model」。{since} 才加入支援。"
+    ),
+    "pp-unsupported-model:later.fix": (
+        "把 vLLM 升級到 {since} 以上，或改用張量平行切分模型"
+        "（注意力頭數允許時用 `--tensor-parallel-size {tp_all}`）。"
+    ),
+    "pp-unsupported-model:older.title": ("{since} 以前的 vLLM 無法用管線平行跑 {architecture}"),
+    "pp-unsupported-model:older.why": (
+        "不知道你用的是哪個版本，所以假設是最新版；最新版可以把 {architecture} 分成 {pp} 段"
+        "管線來跑。但到 {older} 為止的版本都不行（沒有 `SupportsPP`），會在建立模型時以"
+        "「Pipeline parallelism is not supported for this model」停下來。"
+    ),
+    "pp-unsupported-model:older.fix": (
+        "使用 vLLM {since} 以上（或用 `--vllm-version` 指定你的版本再檢查），"
+        "或改用張量平行切分模型（`--tensor-parallel-size {tp_all}`）。"
     ),
     "tp-heads-indivisible.title": "{model} 有 {heads} 個 attention head，TP {tp} 無法整除",
     "tp-heads-indivisible.why": (
@@ -399,6 +474,18 @@ TEXTS: dict[str, str] = {
     "quant-slow-kernel.ask_ai": (
         "在 vLLM {version} 上，`--quantization {flag_method}` 會強制使用較慢的 kernel，"
         "而這個 checkpoint 本來可以用 {marlin} 跑。我可以把這個參數拿掉嗎？"
+    ),
+    "quant-dtype-unsupported.title": (
+        "vLLM {version} 的 {method} 不能用 {dtype} 計算：它只接受 {allowed}"
+    ),
+    "quant-dtype-unsupported.why": (
+        "每種量化方法的核心（kernel）只支援某些激活值的資料型別；vLLM 在載入任何東西之前就會"
+        "檢查模型的 dtype，不符合就以「torch.{dtype} is not supported for quantization method "
+        "{method}. Supported dtypes: [{allowed}]」停下來。"
+    ),
+    "quant-dtype-unsupported.fix": (
+        "改用 `--dtype {allowed}`（或拿掉 `--dtype`，讓 vLLM 自己選）；不支援這個 dtype 的 GPU "
+        "跑不了這個檢查點的量化方法。"
     ),
     "dtype-unsupported-gpu.title": "bfloat16 需要運算能力 8.0；{gpu} 只有 {have}",
     "dtype-unsupported-gpu.why": (

@@ -326,6 +326,12 @@ def spec_any_version(token: str) -> FlagSpec:
     return _spec(_alias_index().get(flag, (flag, False))[0])
 
 
+def known_in_some_release(token: str) -> bool:
+    """Whether any known release has the flag `token` (as written, `_` or `-`)."""
+    flag = normalize(token)
+    return flag in _ALWAYS_KNOWN or any(flag in table for table in _tables().values())
+
+
 def removal(token: str, version: str) -> Removal | None:
     """Describe `token` when other known releases have it but `version` does not."""
     flag = normalize(token)

@@ -30,6 +30,8 @@ IssueKind = Literal[
     "ambiguous-flag",
     "default-model",
     "model-required",
+    "flag-without-dashes",
+    "extra-positional-after-entrypoint",
 ]
 
 # Characters that word processors and chat UIs substitute for "-".
@@ -48,6 +50,9 @@ class ParseIssue:
     detail: str | None = None  # e.g. the corrected spelling, a suggestion, a reason
     removal: vllm_flags.Removal | None = None
     choices: tuple[str, ...] | None = None  # invalid-value: what this release accepts instead
+    # Refused only by releases before this one, while the release reviewed is not known (the
+    # newest is assumed): a warning for the user who may run an older one.
+    before: str | None = None
 
 
 _SUFFIX = re.compile(r"^(-?\d+(?:\.\d+)?)([kKmMgGtT]?)$")
@@ -131,6 +136,58 @@ def _check_value(builder: Builder, spec: vllm_flags.FlagSpec, value: str, token:
         builder.issues.append(replace(issue, choices=spec.choices) if refused else issue)
 
 
+# The KV connectors each release registers (`KVConnectorFactory.register_connector` in
+# distributed/kv_transfer/kv_connector/factory.py, 0.7.0-0.33.0): another name stops vLLM with
+# "Unsupported connector type" unless `kv_connector_module_path` loads it from a module.
+_KV_CONNECTORS: dict[str, tuple[tuple[str, str], ...]] = {
+    "DecodeBenchConnector": (("0.11.1", "99.0"),),
+    "ExampleConnector": (("0.13.0", "99.0"),),
+    "ExampleHiddenStatesConnector": (("0.17.0", "99.0"),),
+    "FlexKVConnectorV1": (("0.18.0", "99.0"),),
+    "HF3FSKVConnector": (("0.20.0", "99.0"),),
+    "HiSparseConnector": (("0.30.0", "99.0"),),
+    "LMCacheConnector": (("0.8.0", "0.10.0"),),
+    "LMCacheConnectorV1": (("0.8.5", "99.0"),),
+    "LMCacheMPConnector": (("0.11.1", "99.0"),),
+    "MoRIIOConnector": (("0.14.0", "99.0"),),
+    "MooncakeConnector": (("0.7.0", "0.10.0"), ("0.13.0", "99.0")),
+    "MooncakeStoreConnector": (("0.8.3", "0.10.0"), ("0.21.0", "99.0")),
+    "MultiConnector": (("0.9.0", "99.0"),),
+    "NixlConnector": (("0.9.0", "99.0"),),
+    "NixlPullConnector": (("0.24.0", "99.0"),),
+    "NixlPushConnector": (("0.24.0", "99.0"),),
+    "OffloadingConnector": (("0.11.0", "99.0"),),
+    "P2pNcclConnector": (("0.9.2", "0.23.0"),),
+    "PyNcclConnector": (("0.7.0", "0.10.0"),),
+    "SharedStorageConnector": (("0.8.5", "0.12.0"),),
+    "SimpleCPUOffloadConnector": (("0.19.0", "99.0"),),
+}
+
+
+def kv_connectors(version: str) -> tuple[str, ...]:
+    """The connector names release `version` registers."""
+    at_least = vllm_flags.version_at_least
+    return tuple(
+        name
+        for name, runs in _KV_CONNECTORS.items()
+        if any(at_least(version, first) and at_least(last, version) for first, last in runs)
+    )
+
+
+def _check_kv_connector(builder: Builder, value: str, token: str) -> None:
+    try:
+        config = json.loads(value)
+    except ValueError:
+        return
+    if not isinstance(config, dict) or config.get("kv_connector_module_path"):
+        return
+    name = config.get("kv_connector")
+    known = kv_connectors(builder.version)
+    if isinstance(name, str) and known and name not in known and not builder.dev_build:
+        issue = ParseIssue("invalid-value", f"{token} {value}", "--kv-transfer-config", name)
+        builder.issues.append(replace(issue, choices=known))
+
+
 def _take_value(
     builder: Builder, tokens: Sequence[str], index: int, token: str
 ) -> tuple[str | None, int]:
@@ -180,6 +237,8 @@ def _read_known(
         builder.set(spec.canonical, tuple(values))
         return index
     _check_value(builder, spec, value, token)
+    if spec.canonical == "--kv-transfer-config":
+        _check_kv_connector(builder, value, token)
     builder.set(spec.canonical, value)
     return index
 
@@ -231,10 +290,42 @@ def read_args(builder: Builder, tokens: Sequence[str], allow_positional: bool) -
                 # argparse takes the positional model anywhere between the options.
                 builder.model, builder.model_positional = token, True
                 builder.model_first = not builder.args
-            else:
+            elif not _read_undashed(builder, token):
                 builder.issues.append(ParseIssue("unknown-flag", token, None, "stray value"))
             continue
         index = _read_option(builder, tokens, index, token)
+
+
+_UNDASHED = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+)(?:=(?P<value>.*))?$")
+
+
+def _read_undashed(builder: Builder, token: str) -> bool:
+    """A stray word that spells one of the release's flags without its dashes
+    (`trust_remote_code=True`, `max-model-len=4096`): argparse takes it for an extra positional
+    ('unrecognized arguments'). Read as the flag the writer meant; False if it is not one."""
+    match = _UNDASHED.match(token)
+    if match is None:
+        return False
+    flag = vllm_flags.normalize("--" + match.group("name"))
+    lookup = vllm_flags.lookup(flag, builder.version)
+    value = match.group("value")
+    if lookup is None or lookup.negated:
+        return False
+    spec = lookup.spec
+    if spec.kind in ("bool", "store_true"):
+        if value is not None and value.lower() not in _TRUE_WORDS:
+            return False
+        on = value is None or value.lower() not in _FALSE_WORDS
+        fixed = spec.canonical if on else "--no-" + spec.canonical.removeprefix("--")
+        builder.issues.append(ParseIssue("flag-without-dashes", token, spec.canonical, fixed))
+        builder.set(spec.canonical, on)
+        return True
+    if not value or spec.kind == "list":
+        return False
+    fixed = f"{spec.canonical} {value}"
+    builder.issues.append(ParseIssue("flag-without-dashes", token, spec.canonical, fixed))
+    builder.set(spec.canonical, value)
+    return True
 
 
 def _read_option(builder: Builder, tokens: Sequence[str], index: int, token: str) -> int:

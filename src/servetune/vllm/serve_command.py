@@ -17,7 +17,7 @@ import json
 import re
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -116,6 +116,19 @@ class ServeCommand:
     image_tag: str | None = None  # docker image tag, e.g. "v0.8.5"
     docker_gpus: str | None = None  # docker's --gpus value
     issues: tuple[ParseIssue, ...] = ()
+    mounts: tuple[tuple[str, str], ...] = ()  # docker `-v HOST:CONTAINER`: (container, host)
+
+    @property
+    def model_on_host(self) -> str | None:
+        """The model's path on the host where it lies in a mounted folder (`-v
+        /root/gpt-oss-120b:/model` and `vllm serve /model`), whose name says the model; else
+        the model as written."""
+        model = self.model
+        for container, host in sorted(self.mounts, key=lambda m: -len(m[0])):
+            inside = container.rstrip("/")
+            if model and inside and (model == inside or model.startswith(inside + "/")):
+                return host.rstrip("/") + model[len(inside) :]
+        return model
 
     @property
     def release_known(self) -> bool:
@@ -187,22 +200,79 @@ _START = re.compile(
 )
 
 
+# Markdown emphasis around a flag as pasted from a rendered page: `**_--max-num-seqs 1_**`.
+_MARKDOWN_EMPHASIS = re.compile(
+    r"(?<!\S)(?P<open>[*_]{1,3})(?P<inner>--?[A-Za-z][^*\n]*?)(?P<close>[*_]{1,3})(?!\S)"
+)
+_ASSIGNMENT_LINE = re.compile(
+    r"^\s*(?:export\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>\S+)\s*$"
+)
+_VARIABLE = re.compile(
+    r"\$(?:\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)\}|(?P<bare>[A-Za-z_][A-Za-z0-9_]*))"
+)
+
+
+def _unwrapped(command: str, following: Sequence[str]) -> str:
+    """The command with the lines a paste wrapped it onto (a shell would not join them; the
+    writer's terminal or page broke them): a line that starts with a flag, or one after a line
+    that ends with a flag and that goes on with flags. A terminal wraps inside a word: where
+    the flag and the next line's first word make a flag vLLM has (`--trust-remote-c` + `ode`),
+    they are one word."""
+    for line in following:
+        stripped = line.strip()
+        words = command.split()
+        last = words[-1] if words else ""
+        head = stripped.split()[0] if stripped else ""
+        flag_first = re.match(r"^--?[A-Za-z]", stripped) is not None
+        value_first = last.startswith("--") and "=" not in last and " --" in f" {stripped}"
+        if not stripped or not (flag_first or value_first):
+            break
+        glued = value_first and vllm_flags.known_in_some_release(last + head)
+        command = f"{command}{stripped}" if glued else f"{command} {stripped}"
+    return command
+
+
+def _assignments(lines: Sequence[str]) -> dict[str, str]:
+    """`export NAME=value` / `NAME=value` lines before the command, as the shell would set."""
+    found: dict[str, str] = {}
+    for line in lines:
+        match = _ASSIGNMENT_LINE.match(line)
+        if match is not None:
+            found[match.group("name")] = match.group("value").strip("'\"")
+    return found
+
+
+def _expanded(words: list[str], variables: Mapping[str, str]) -> list[str]:
+    """The words with `$NAME` / `${NAME}` set by an earlier line of the text filled in."""
+    if not variables:
+        return words
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group("braced") or match.group("bare")
+        return variables.get(name, match.group(0))
+
+    return [_VARIABLE.sub(value, word) for word in words]
+
+
 def tokens_from_text(text: str) -> list[str]:
     """Find the command in pasted text and split it into shell words.
 
     The command is the first logical line that starts a vLLM server; prompts (`$ `), blog
     captions and other lines around it are ignored.
     """
-    for line in _logical_lines(text):
+    lines = _logical_lines(text)
+    for number, line in enumerate(lines):
         match = _START.search(line)
         if match is None:
             continue
-        command = line[match.start(1) :]
+        command = _unwrapped(line[match.start(1) :], lines[number + 1 :])
         command = command.replace("\u201c", '"').replace("\u201d", '"').replace("\u2019", "'")
+        command = _MARKDOWN_EMPHASIS.sub(r"\g<inner>", command)
         try:
-            return shlex.split(command, comments=True)
+            words = shlex.split(command, comments=True)
         except ValueError as exc:
             raise CommandParseError(ErrorText("command.unsplittable", reason=exc)) from exc
+        return _expanded(words, _assignments(lines[:number]))
     written = _logged_args(text) or _from_manifest(text) or _from_dockerfile(text)
     if written is not None:
         return written
@@ -379,6 +449,8 @@ class _Located:
     image_tag: str | None
     docker_gpus: str | None
     repeated_entrypoint: bool = False  # `docker run IMAGE vllm serve ...` without --entrypoint
+    extra_serve: str | None = None  # `docker run IMAGE serve MODEL ...`: the image
+    mounts: tuple[tuple[str, str], ...] = ()
 
 
 def _cut_at_shell_operators(tokens: Sequence[str]) -> list[str]:
@@ -400,8 +472,11 @@ def _strip_leading(tokens: list[str]) -> tuple[list[str], dict[str, str]]:
     return tokens, env
 
 
-def _docker_options(tokens: list[str], env: dict[str, str]) -> tuple[int, str | None, bool]:
-    """Read `docker run`'s own options: (index of the image, --gpus, whether --entrypoint)."""
+def _docker_options(
+    tokens: list[str], env: dict[str, str], mounts: list[tuple[str, str]]
+) -> tuple[int, str | None, bool]:
+    """Read `docker run`'s own options: (index of the image, --gpus, whether --entrypoint);
+    `-e` into `env`, `-v HOST:CONTAINER` into `mounts` as (container, host)."""
     gpus: str | None = None
     entrypoint = False
     index = 2
@@ -416,6 +491,9 @@ def _docker_options(tokens: list[str], env: dict[str, str]) -> tuple[int, str | 
         if name in ("-e", "--env") and "=" in value:
             key, _, val = value.partition("=")
             env[key] = val
+        if name in ("-v", "--volume") and value.count(":") >= 1:
+            host, _, container = value.partition(":")
+            mounts.append((container.partition(":")[0], host))
         index += 1
     return index, gpus, entrypoint
 
@@ -437,6 +515,11 @@ def _after_image(rest: list[str]) -> list[str] | None:
     return None
 
 
+def is_vllm_image(image: str) -> bool:
+    """Whether `image` is one of vLLM's own (vllm/vllm-openai and its -rocm, -cpu... kin)."""
+    return _VLLM_ENTRYPOINT_IMAGE.match(image) is not None
+
+
 def image_version(tag: str | None) -> str | None:
     """The vLLM release an image tag names: `v0.8.5`, `0.9.1`, `rocm6.3.1_..._vllm_0.6.6`."""
     if not tag:
@@ -448,15 +531,24 @@ def image_version(tag: str | None) -> str | None:
 
 
 def _locate_docker(tokens: list[str], env: dict[str, str]) -> _Located:
-    index, gpus, entrypoint = _docker_options(tokens, env)
+    found: list[tuple[str, str]] = []
+    index, gpus, entrypoint = _docker_options(tokens, env, found)
+    mounts = tuple(found)
     if index >= len(tokens):
         raise CommandParseError(ErrorText("command.no-image"))
     image = tokens[index]
     tag = image.rpartition(":")[2] if ":" in image.rpartition("/")[2] else None
     prefix = tuple(tokens[: index + 1])
     inner = _after_image(tokens[index + 1 :])
+    rest = tokens[index + 1 :]
+    if inner is None and not entrypoint and len(rest) >= 2 and rest[0] == "serve":
+        # `serve` alone is no program: the image's entrypoint is vLLM's server (`vllm serve`,
+        # the API server module before 0.11.1), which takes `serve` for the model and the
+        # model for an extra positional ('unrecognized arguments'). Read what follows it.
+        args = tuple(rest[1:])
+        return _Located("docker", prefix, args, env, tag, gpus, extra_serve=image, mounts=mounts)
     if inner is None:
-        return _Located("docker", prefix, tuple(tokens[index + 1 :]), env, tag, gpus)
+        return _Located("docker", prefix, tuple(rest), env, tag, gpus, mounts=mounts)
     located = _locate(inner)
     # vLLM's own images already run the server (their entrypoint), so `vllm serve` after the
     # image reaches vLLM as two stray words: 'unrecognized arguments' unless --entrypoint
@@ -474,6 +566,7 @@ def _locate_docker(tokens: list[str], env: dict[str, str]) -> _Located:
         tag,
         gpus,
         repeated,
+        mounts=mounts,
     )
 
 
@@ -554,6 +647,9 @@ def parse_tokens(
     builder = Builder(version=table, serve=serve, dev_build=vllm_flags.is_dev_build(given))
     if located.repeated_entrypoint:
         builder.issues.append(ParseIssue("unknown-flag", "vllm serve", None, "image entrypoint"))
+    if located.extra_serve is not None:
+        kind: IssueKind = "extra-positional-after-entrypoint"
+        builder.issues.append(ParseIssue(kind, "serve", None, located.extra_serve))
     allow_positional = serve
     read_args(builder, located.args, allow_positional)
     cli_args, cli_order = dict(builder.args), list(builder.order)
@@ -578,7 +674,7 @@ def parse_tokens(
             builder.issues.extend(config_builder.issues)
             builder.args = {**config_builder.args, **cli_args}
             builder.order = [f for f in config_builder.order if f in from_config] + cli_order
-    _check_model(builder)
+    _check_model(builder, release_known=source != _NEWEST)
     return ServeCommand(
         model=builder.model,
         args=dict(builder.args),
@@ -594,6 +690,7 @@ def parse_tokens(
         image_tag=located.image_tag,
         docker_gpus=located.docker_gpus,
         issues=tuple(builder.issues),
+        mounts=located.mounts,
     )
 
 
@@ -604,17 +701,27 @@ def _says_serve(located: _Located, version: str) -> bool:
     return located.form == "vllm-serve" or located.prefix[-2:] == ("vllm", "serve")
 
 
-def _check_model(builder: Builder) -> None:
+def _check_model(builder: Builder, *, release_known: bool = True) -> None:
     """Where `vllm serve` refuses how the model was given (by release); with no model at all,
-    vLLM serves its default model, which the review then covers."""
+    vLLM serves its default model, which the review then covers. Where the release is not
+    known, `--model` alone, which every release before 0.11.1 refuses, is said as such."""
     offending = _model_refusal(builder) if builder.serve else None
     if offending is not None:
         builder.issues.append(ParseIssue("model-required", offending, "--model", builder.model))
         if offending == "vllm serve":
             return
+    elif builder.serve and not release_known and builder.model and not builder.model_positional:
+        older = replace(builder, version=_BEFORE_MODEL_FLAG)
+        if _model_refusal(older) is not None:
+            since = vllm_flags.MODEL_FLAG_ACCEPTED_SINCE
+            issue = ParseIssue("model-required", "--model", "--model", builder.model, before=since)
+            builder.issues.append(issue)
     if builder.model is None:
         builder.model, builder.model_default = vllm_flags.default_model(builder.version), True
         builder.issues.append(ParseIssue("default-model", "vllm serve", "--model", builder.model))
+
+
+_BEFORE_MODEL_FLAG = "0.11.0"  # the last release that refuses `vllm serve --model X`
 
 
 def _model_refusal(builder: Builder) -> str | None:

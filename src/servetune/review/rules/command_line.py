@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from servetune.review.rules.base import Context, Edit, Fact, Hit, rule
 from servetune.review.sentence import Sentence
+from servetune.vllm.serve_command import is_vllm_image
 
 
 @rule("dash-typo", "error", None)
@@ -43,10 +44,34 @@ def unknown_flag(ctx: Context) -> Iterator[Hit]:
 @rule("model-required", "error", "--model")
 def model_required(ctx: Context) -> Iterator[Hit]:
     for issue in ctx.command.issues:
-        if issue.kind == "model-required":
-            facts: dict[str, Fact] = {"given": issue.detail or ""}
+        if issue.kind == "model-required" and issue.before:
+            facts: dict[str, Fact] = {"given": issue.detail or "", "since": issue.before}
+            yield Hit(facts, "older", severity="warning")
+        elif issue.kind == "model-required":
+            facts = {"given": issue.detail or ""}
             variant = {"--model": "flag", "--served-model-name": "served-name"}.get(issue.token)
             yield Hit(facts, variant or (None if issue.detail else "none"), by_release=True)
+
+
+@rule("flag-without-dashes", "error", None)
+def flag_without_dashes(ctx: Context) -> Iterator[Hit]:
+    """A flag written as a bare word (`trust_remote_code=True`): an extra positional to vLLM."""
+    for issue in ctx.command.issues:
+        if issue.kind == "flag-without-dashes" and issue.flag:
+            value = ctx.command.args.get(issue.flag, True)
+            facts: dict[str, Fact] = {"token": issue.token, "fixed": issue.detail or issue.flag}
+            yield Hit(facts, None, (Edit(issue.flag, value),), flag=issue.flag)
+
+
+@rule("extra-positional-after-entrypoint", "error", None)
+def extra_positional_after_entrypoint(ctx: Context) -> Iterator[Hit]:
+    """`serve` written after an image whose entrypoint already is vLLM's server."""
+    for issue in ctx.command.issues:
+        if issue.kind == "extra-positional-after-entrypoint":
+            image = issue.detail or ""
+            facts: dict[str, Fact] = {"token": issue.token, "image": image}
+            own = is_vllm_image(image)
+            yield Hit(facts, None if own else "other-image", severity=None if own else "warning")
 
 
 @rule("removed-flag", "error", None)

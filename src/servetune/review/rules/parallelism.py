@@ -1,4 +1,5 @@
-"""Parallelism: TP x PP x DP against the GPUs and the model's attention heads."""
+"""Parallelism: TP x PP x DP against the GPUs, the model's attention heads and what the release
+can split into pipeline stages."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from collections.abc import Iterator
 
 from servetune.review.model import ModelFacts
 from servetune.review.rules.base import Context, Edit, Fact, Hit, rule
+from servetune.vllm.flags import version_at_least
+from servetune.vllm.model_support import pipeline_support
 
 
 def _parallel_facts(ctx: Context) -> dict[str, Fact]:
@@ -72,3 +75,37 @@ def tp_heads_indivisible(ctx: Context) -> Iterator[Hit]:
     variant = "kv" if model.num_attention_heads % tp == 0 else None
     edits = (Edit("--tensor-parallel-size", str(facts["suggested"])),)
     yield Hit(facts, variant, edits)
+
+
+# A command that names no release is reviewed as the newest; a model that lacked pipeline
+# parallelism in a release still run today (the V1 engine's, 0.8 on) gets a warning.
+_STILL_RUN_SINCE = "0.8.0"
+
+
+@rule("pp-unsupported-model", "error", "--pipeline-parallel-size")
+def pp_unsupported_model(ctx: Context) -> Iterator[Hit]:
+    """Pipeline parallelism on an architecture the release cannot split into stages: vLLM stops
+    while it builds the model ("Pipeline parallelism is not supported for this model")."""
+    model, s = ctx.model, ctx.settings
+    if s.pipeline_parallel_size <= 1 or model is None or model.architecture is None:
+        return
+    version = ctx.command.version
+    support = pipeline_support(model.architecture, version)
+    if support is None or not support.registered:
+        return
+    facts: dict[str, Fact] = {
+        "architecture": model.architecture,
+        "pp": s.pipeline_parallel_size,
+        "tp_all": s.tensor_parallel_size * s.pipeline_parallel_size,
+    }
+    if not support.supported:
+        variant = "later" if support.since else None
+        facts["since"] = support.since or ""
+        yield Hit(facts, variant, by_release=True)
+        return
+    older = support.lacking_since
+    if ctx.command.release_known or older is None or not version_at_least(older, _STILL_RUN_SINCE):
+        return
+    then = pipeline_support(model.architecture, older)
+    facts |= {"since": then.since if then and then.since else version, "older": older}
+    yield Hit(facts, "older", severity="warning")

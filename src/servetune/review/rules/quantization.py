@@ -348,3 +348,68 @@ def dtype_unsupported_model(ctx: Context) -> Iterator[Hit]:
         "fix_dtype": fix,
     }
     yield Hit(facts, None, (Edit("--dtype", fix),), by_release=True)
+
+
+# --- the activation dtype a quantization method computes in ----------------------------------
+
+# `get_supported_act_dtypes()` of each method's config, release by release (vllm/model_executor/
+# layers/quantization/, 0.4.1-0.33): vLLM stops when the model's dtype is not among them
+# ("torch.float16 is not supported for quantization method mxfp4. Supported dtypes:
+# [torch.bfloat16]"). {method: [(first release, last release, dtypes)]}; a method or a release
+# not listed takes float16 and bfloat16 alike. The plain AWQ and GPTQ kernels compute in float16
+# until the releases that merged them (0.24, 0.22); their Marlin forms take both.
+_ACT_DTYPES: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
+    "awq": [("0.0.0", "0.23.99", ("float16",))],
+    "gptq": [("0.0.0", "0.21.99", ("float16",))],
+    "gptq_marlin": [("0.4.2", "0.4.2", ("float16",))],
+    "gptq_marlin_24": [("0.0.0", "0.15.99", ("float16",))],
+    "marlin": [("0.0.0", "0.10.1.99", ("float16",))],
+    "aqlm": [("0.0.0", "0.10.0.99", ("float16",))],
+    "squeezellm": [("0.0.0", "0.6.0.99", ("float16",))],
+    "qqq": [("0.0.0", "0.10.1.99", ("float16",))],
+    "mxfp4": [("0.10.1", "99.0", ("bfloat16",))],
+    "gpt_oss_mxfp4": [("0.10.1", "99.0", ("bfloat16",))],
+    "fp_quant": [("0.11.1", "99.0", ("bfloat16",))],
+    "modelopt_mxfp8": [("0.16.0", "99.0", ("bfloat16",))],
+    "inc": [("0.10.0", "0.14.99", ("bfloat16",))],
+}
+# A plain AWQ/GPTQ checkpoint without `--quantization` runs as its Marlin form where the GPU
+# has it (`override_quantization_method`, 0.6 on): Marlin takes bfloat16.
+_TO_MARLIN = {"awq": "awq_marlin", "gptq": "gptq_marlin"}
+_DTYPE_WORDS = {"half": "float16", "float16": "float16", "bfloat16": "bfloat16"}
+
+
+def _act_dtypes(method: str, version: str) -> tuple[str, ...] | None:
+    for first, last, dtypes in _ACT_DTYPES.get(method, []):
+        if version_at_least(version, first) and version_at_least(last, version):
+            return dtypes
+    return None
+
+
+def _running_method(ctx: Context) -> str | None:
+    method = effective_method(ctx)
+    if method in _TO_MARLIN and not ctx.settings.quantization:
+        gpu = ctx.hardware.spec if ctx.hardware else None
+        needed = min_capability(_TO_MARLIN[method], ctx.command.version) or 80
+        if gpu is None or gpu.capability is None or gpu.capability >= needed:
+            return _TO_MARLIN[method]  # unknown GPU: the usual case, a capable one
+    return method
+
+
+@rule("quant-dtype-unsupported", "error", "--dtype")
+def quant_dtype_unsupported(ctx: Context) -> Iterator[Hit]:
+    """`--dtype` that the quantization method's kernels do not compute in."""
+    dtype = _DTYPE_WORDS.get(ctx.settings.dtype_flag.lower())
+    method = _running_method(ctx)
+    if dtype is None or method is None:
+        return
+    allowed = _act_dtypes(method, ctx.command.version)
+    if allowed is None or dtype in allowed:
+        return
+    facts: dict[str, Fact] = {
+        "dtype": dtype,
+        "method": method,
+        "allowed": ", ".join(allowed),
+        "version": ctx.command.version,
+    }
+    yield Hit(facts, None, (Edit("--dtype", allowed[0]),), by_release=True)

@@ -1,0 +1,63 @@
+"""Fit records of the real corpus (tests/data/corpus/commands.json) that check's mechanisms were
+built on: each failed start draws the rule that names its cause, each command that ran draws no
+error. Only `fit` records are here (issue 18: held-out ones are never tuned on)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from servetune.review.check import CheckOptions, Report, check_text
+
+COMMANDS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "commands.json"
+
+
+@cache
+def records() -> dict[str, Mapping[str, Any]]:
+    loaded = json.loads(COMMANDS.read_text(encoding="utf-8"))["records"]
+    return {r["id"]: r for r in loaded}
+
+
+def review(record_id: str) -> Report:
+    record = records()[record_id]
+    assert record["split"] == "fit"
+    given = record.get("vllm_version")
+    found = re.search(r"\d+\.\d+(?:\.\d+)?", str(given)) if given else None
+    version = given if given and re.fullmatch(r"v?\d+\.\d+\S*", given) else None
+    version = version or (found.group(0) if found else None)
+    options = CheckOptions(gpus=record.get("gpus"), vllm_version=version, detect_hardware=False)
+    return check_text(record["command"], options)
+
+
+FAILED_STARTS = [
+    ("moonlight26-trust-remote-code-positional", "flag-without-dashes"),
+    ("gh27389-docker-imageid-serve", "extra-positional-after-entrypoint"),
+    ("pr8618-gguf-model-flag-no-tag", "model-required"),
+    ("gh16231-maverick-tp8-pp2-16xh100", "pp-unsupported-model"),
+    ("gfx906-59-4xmi50-gptoss120b-fp16", "quant-dtype-unsupported"),
+    ("gh19448-kv-transfer-dynamo-nixl", "invalid-value"),
+]
+
+
+@pytest.mark.parametrize(("record_id", "rule"), FAILED_STARTS)
+def test_failed_start_draws_its_rule(record_id: str, rule: str) -> None:
+    assert rule in {f.rule for f in review(record_id).findings}
+
+
+RAN = [
+    "qwen25omni-288-2x3090-ok",  # markdown emphasis around `--max-num-seqs 1`
+    "strixhalo-pr5-qwen3-4b-awq",  # a value wrapped onto the next line
+    "gh16749-internvl3-78b-4xa100-40g",  # flags wrapped inside a word by a terminal
+]
+
+
+@pytest.mark.parametrize("record_id", RAN)
+def test_pasted_command_reads_whole(record_id: str) -> None:
+    parse_errors = {"unknown-flag", "missing-value", "invalid-value", "flag-without-dashes"}
+    assert not parse_errors & {f.rule for f in review(record_id).errors}
