@@ -12,7 +12,6 @@ Problems that vLLM itself would reject (unknown or removed flags, a Unicode dash
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 import shlex
@@ -24,6 +23,7 @@ from typing import ClassVar, Literal
 from servetune.errors import CommandParseError
 from servetune.texts import Area, ErrorText, Sentence
 from servetune.vllm import flags as vllm_flags
+from servetune.vllm import python_spellings
 from servetune.vllm.serve_args import (
     UNICODE_DASHES,
     ArgValue,
@@ -205,7 +205,7 @@ _MARKDOWN_EMPHASIS = re.compile(
     r"(?<!\S)(?P<open>[*_]{1,3})(?P<inner>--?[A-Za-z][^*\n]*?)(?P<close>[*_]{1,3})(?!\S)"
 )
 _ASSIGNMENT_LINE = re.compile(
-    r"^\s*(?:export\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>\S+)\s*$"
+    r"^\s*(?P<export>export\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)$"
 )
 _VARIABLE = re.compile(
     r"\$(?:\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)\}|(?P<bare>[A-Za-z_][A-Za-z0-9_]*))"
@@ -232,18 +232,55 @@ def _unwrapped(command: str, following: Sequence[str]) -> str:
     return command
 
 
-def _assignments(lines: Sequence[str]) -> dict[str, str]:
-    """`export NAME=value` / `NAME=value` lines before the command, as the shell would set."""
-    found: dict[str, str] = {}
+@dataclass(frozen=True)
+class _Shell:
+    """What the lines before the command set: shell variables, and those `export`ed (which
+    the server's process inherits as its environment)."""
+
+    variables: dict[str, str]
+    exported: dict[str, str]
+
+
+def _assignments(lines: Sequence[str]) -> _Shell:
+    """`export NAME=value` / `NAME=value` lines before the command, as the shell would set
+    them (quotes removed: `opts="--seed=0 --block-size=32"` is one value)."""
+    variables: dict[str, str] = {}
+    exported: dict[str, str] = {}
     for line in lines:
         match = _ASSIGNMENT_LINE.match(line)
-        if match is not None:
-            found[match.group("name")] = match.group("value").strip("'\"")
-    return found
+        if match is None:
+            continue
+        try:
+            words = shlex.split(match.group("value"), comments=True)
+        except ValueError:
+            continue
+        if len(words) > 1:  # `NAME=value program ...` runs a program: not an assignment line
+            continue
+        name, value = match.group("name"), words[0] if words else ""
+        variables[name] = value
+        if match.group("export"):
+            exported[name] = value
+    return _Shell(variables, exported)
+
+
+def _plain(value: str) -> bool:
+    """A value the shell splits into words as shlex would (no quotes or escapes inside)."""
+    return not any(char in value for char in "'\"\\$`")
+
+
+def _expanded_text(command: str, variables: Mapping[str, str]) -> str:
+    """The command with `$NAME` / `${NAME}` of plain values filled in before the shell splits
+    it: an unquoted `${opts}` becomes several words, a quoted `"$MODEL"` stays one."""
+
+    def value(match: re.Match[str]) -> str:
+        known = variables.get(match.group("braced") or match.group("bare") or "")
+        return known if known is not None and _plain(known) else match.group(0)
+
+    return _VARIABLE.sub(value, command) if variables else command
 
 
 def _expanded(words: list[str], variables: Mapping[str, str]) -> list[str]:
-    """The words with `$NAME` / `${NAME}` set by an earlier line of the text filled in."""
+    """The words with the other `$NAME` / `${NAME}` set by an earlier line filled in."""
     if not variables:
         return words
 
@@ -254,85 +291,86 @@ def _expanded(words: list[str], variables: Mapping[str, str]) -> list[str]:
     return [_VARIABLE.sub(value, word) for word in words]
 
 
+def _with_exports(words: list[str], exported: Mapping[str, str]) -> list[str]:
+    """The words with the variables exported before them set in the server's environment
+    (`export VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` on the line before `vllm serve`). A container
+    does not inherit the host's: `docker run` keeps its own `-e`."""
+    head = _strip_leading(list(words))[0]
+    if not exported or (head and Path(head[0]).name in _CONTAINER_RUNNERS):
+        return words
+    return [f"{name}={value}" for name, value in exported.items()] + words
+
+
+def _split(command: str) -> list[str]:
+    command = command.replace("\u201c", '"').replace("\u201d", '"').replace("\u2019", "'")
+    command = _MARKDOWN_EMPHASIS.sub(r"\g<inner>", command)
+    try:
+        return shlex.split(command, comments=True)
+    except ValueError as exc:
+        raise CommandParseError(ErrorText("command.unsplittable", reason=exc)) from exc
+
+
 def tokens_from_text(text: str) -> list[str]:
     """Find the command in pasted text and split it into shell words.
 
     The command is the first logical line that starts a vLLM server; prompts (`$ `), blog
-    captions and other lines around it are ignored.
+    captions and other lines around it are ignored. Without one: vLLM's logged arguments, a
+    compose file or Kubernetes manifest, a Dockerfile, a Python start (`python_spellings`), or
+    the arguments alone that a container template gives vLLM's image.
     """
     lines = _logical_lines(text)
     for number, line in enumerate(lines):
         match = _START.search(line)
         if match is None:
             continue
+        shell = _assignments(lines[:number])
         command = _unwrapped(line[match.start(1) :], lines[number + 1 :])
-        command = command.replace("\u201c", '"').replace("\u201d", '"').replace("\u2019", "'")
-        command = _MARKDOWN_EMPHASIS.sub(r"\g<inner>", command)
-        try:
-            words = shlex.split(command, comments=True)
-        except ValueError as exc:
-            raise CommandParseError(ErrorText("command.unsplittable", reason=exc)) from exc
-        return _expanded(words, _assignments(lines[:number]))
-    written = _logged_args(text) or _from_manifest(text) or _from_dockerfile(text)
+        words = _split(_expanded_text(command, shell.variables))
+        return _with_exports(_expanded(words, shell.variables), shell.exported)
+    written = (
+        python_spellings.logged_args(text)
+        or python_spellings.config_line(text)
+        or _from_manifest(text)
+        or _from_dockerfile(text)
+        or python_spellings.argv_list(text)
+        or python_spellings.engine_call(text)
+        or _arguments_alone(lines)
+    )
     if written is not None:
         return written
     raise CommandParseError(ErrorText("command.none"))
 
 
-# vLLM 0.8 and later log the arguments it was started with as a Python dict, one line:
-# `INFO 07-09 02:56:25 [api_utils.py:273] non-default args: {'model_tag': 'Qwen/Qwen3-8B', ...}`.
-# Users paste that line (or the whole log) as often as the command itself.
-_LOGGED_ARGS = re.compile(r"non-default args: (?P<dict>\{.*)$", re.MULTILINE)
+_HUB_ID = re.compile(r"^[\w.-]+/[\w.-]+$")
 
 
-def _literal_dict(text: str) -> dict[str, object] | None:
-    """The dict a logged line spells, or its longest whole-entry prefix when the paste cut the
-    line short (`..., 'reaso` ends a copied excerpt)."""
-    candidates = [text] + [text[:cut] + "}" for cut in _entry_ends(text)]
-    for candidate in candidates:
-        try:
-            value = ast.literal_eval(candidate)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            continue
-        if isinstance(value, dict) and all(isinstance(key, str) for key in value):
-            return value
+def _arguments_alone(lines: Sequence[str]) -> list[str] | None:
+    """The arguments a container template passes to vLLM's image (its entrypoint is the
+    server): `--model X --port 8000`, `MODEL --flags`, or `vllm/vllm-openai:TAG MODEL --flags`
+    as a RunPod template or a `docker run` summary writes them. The first line that has text
+    decides; any other first word is no server start."""
+    for number, line in enumerate(lines):
+        stripped = re.sub(r"^\s*[$#>]\s+", "", line).strip()
+        if stripped:
+            try:
+                words = _split(_unwrapped(stripped, lines[number + 1 :]))
+            except CommandParseError:
+                return None
+            return _as_arguments(words)
     return None
 
 
-def _entry_ends(text: str) -> list[int]:
-    """Where an entry of a top-level dict may end (before `, '`), last first."""
-    return [match.start() for match in re.finditer(r", '", text)][::-1]
-
-
-def _logged_value(flag: str, value: object) -> list[str]:
-    if value is True:
-        return [flag]
-    if value is False:
-        return ["--no-" + flag.removeprefix("--")]
-    if value is None:
-        return []
-    if isinstance(value, list | tuple):
-        return [flag, *(str(item) for item in value)] if value else []
-    if isinstance(value, dict):
-        return [flag, json.dumps(value)]
-    return [flag, str(value)]
-
-
-def _logged_args(text: str) -> list[str] | None:
-    """`vllm serve` words rebuilt from vLLM's own `non-default args: {...}` log line."""
-    match = _LOGGED_ARGS.search(text)
-    logged = _literal_dict(match.group("dict").strip()) if match else None
-    if logged is None:
-        return None
-    words = ["vllm", "serve"]
-    model = logged.pop("model_tag", None)
-    if isinstance(model, str):
-        words.append(model)
-        if logged.get("model") == model:
-            del logged["model"]
-    for key, value in logged.items():
-        words.extend(_logged_value("--" + key.replace("_", "-"), value))
-    return words
+def _as_arguments(words: list[str]) -> list[str] | None:
+    # A shell reads `(` as an operator, not a word: what follows is the writer's prose.
+    cut = [index for index, word in enumerate(words) if word.startswith("(")]
+    words = words[: cut[0]] if cut else words
+    if words and words[0].startswith("--"):
+        return words
+    if words and is_vllm_image(words[0]):
+        return ["docker", "run", *words]
+    if len(words) > 1 and _HUB_ID.match(words[0]) and words[1].startswith("--"):
+        return ["vllm", "serve", *words]
+    return None
 
 
 # --- the server as a container spec: docker compose, Kubernetes, a Dockerfile ----------------
