@@ -87,7 +87,10 @@ def _num(text: str) -> float | None:
 
 def _gpu_row(row: dict[str, str]) -> dict[str, object]:
     cc = row["compute_capability"].strip()
-    rocm = not cc[:1].isdigit()  # AMD parts carry a gfx target instead of a compute capability
+    # AMD parts carry a gfx target instead of a compute capability; other devices (Intel XPU and
+    # Gaudi HPU, Google TPU, Ascend NPU) name their platform and have neither.
+    platform = (row.get("platform") or "").strip() or ("cuda" if cc[:1].isdigit() else "rocm")
+    rocm = platform == "rocm"
     return {
         "name": row["name"],
         "vendor": row["vendor"],
@@ -98,10 +101,10 @@ def _gpu_row(row: dict[str, str]) -> dict[str, object]:
         "bf16_dense_tflops": _num(row["bf16_dense_tflops"]),
         "fp16_dense_tflops": _num(row["fp16_dense_tflops"]),
         "fp8_dense_tflops": _num(row["fp8_dense_tflops"]),
-        "compute_capability": None if rocm else cc,
+        "compute_capability": cc if platform == "cuda" else None,
         "architecture": row["architecture"],
         "nvlink": row["nvlink"].strip().lower() == "yes",
-        "platform": "rocm" if rocm else "cuda",
+        "platform": platform,
         "gfx_target": cc if rocm else None,
         "rocm_quantization": ROCM_QUANTIZATION.get(cc) if rocm else None,
     }

@@ -151,3 +151,46 @@ def test_check_reviews_a_mixed_machine() -> None:
     report = check_text("vllm serve Qwen/Qwen2.5-7B-Instruct -pp 2 --max-model-len 8192", options)
     assert report.hardware is not None and report.hardware.count == 2
     assert report.estimate is not None
+
+
+# issue 18: the other devices vLLM serves on, each a row with its source (gpus_extra.csv).
+@pytest.mark.parametrize(
+    ("typed", "name", "memory", "platform"),
+    [
+        ("Intel Arc A770", "Arc-A770-16GB", 16, "xpu"),
+        ("Arc B580", "Arc-B580", 12, "xpu"),
+        ("ARC Pro B60", "Arc-Pro-B60", 24, "xpu"),
+        ("Intel Data Center GPU Max 1550", "Max-1550", 128, "xpu"),
+        ("Gaudi2", "Gaudi2", 96, "hpu"),
+        ("Intel Gaudi 3", "Gaudi3", 128, "hpu"),
+        ("TPU v5e", "TPU-v5e", 16, "tpu"),
+        ("v6e", "TPU-v6e", 32, "tpu"),
+        ("Ascend 910B", "Ascend-910B", 64, "npu"),
+    ],
+)
+def test_devices_beyond_cuda_and_rocm(typed: str, name: str, memory: int, platform: str) -> None:
+    spec = find_gpu(typed)
+    assert (spec.name, spec.memory_gib, spec.platform) == (name, memory, platform)
+    assert spec.capability is None and spec.gfx_target is None  # no CUDA rule applies
+
+
+def test_cpu_is_vllms_cpu_backend() -> None:
+    machine = parse_gpus("CPU")
+    assert machine.cpu and machine.spec is None and machine.name == "CPU"
+    assert machine.to_json()["name"] == "CPU"
+
+
+def test_check_says_which_checks_a_device_skips() -> None:
+    from servetune.review.check import CheckOptions, check_text
+
+    # gh21706 (fit): a reranker served on the CPU backend ran; nothing is an error there.
+    text = "VLLM_CPU_KVCACHE_SPACE=32 vllm serve ~/Qwen3-Reranker-8B/ --trust-remote-code"
+    cpu = check_text(text, CheckOptions(gpus="CPU", detect_hardware=False))
+    (note,) = [f for f in cpu.findings if f.rule == "hardware-unknown"]
+    assert note.title.text() == "vLLM's CPU backend: GPU checks skipped"
+    assert not cpu.errors
+    options = CheckOptions(gpus="4xArc Pro B60", vllm_version="0.11.2", detect_hardware=False)
+    xpu = check_text("vllm serve google/gemma-3-27b-it -tp 4", options)
+    (note,) = [f for f in xpu.findings if f.rule == "hardware-unknown"]
+    assert note.title.text() == "Arc-Pro-B60 (XPU): CUDA checks skipped"
+    assert xpu.estimate is not None  # memory is still reviewed

@@ -1,4 +1,10 @@
-"""The GPUs a command will run on: `--gpus SPEC`, or what NVML sees on this machine."""
+"""The GPUs a command will run on: `--gpus SPEC`, or what NVML sees on this machine.
+
+Besides CUDA and ROCm GPUs the table holds the other devices vLLM serves on (Intel's XPU and
+Gaudi HPU, Google's TPU, Huawei's Ascend NPU): their memory is reviewed as a GPU's, and the
+checks that read a CUDA compute capability say they were skipped. `--gpus CPU` is vLLM's CPU
+backend: no device memory, so the review runs without any GPU check and says so.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +18,11 @@ from servetune import _data
 from servetune._did_you_mean import suggest
 from servetune.errors import HardwareError
 from servetune.texts import ErrorText
+
+# Where vLLM runs: NVIDIA (cuda), AMD (rocm), Intel GPUs (xpu), Intel Gaudi (hpu), Google TPU
+# (tpu), Huawei Ascend (npu, the vllm-ascend plugin). The CPU backend has no row (`CPU`).
+Platform = Literal["cuda", "rocm", "xpu", "hpu", "tpu", "npu"]
+CPU = "CPU"
 
 
 @dataclass(frozen=True)
@@ -29,7 +40,7 @@ class GpuSpec:
     compute_capability: str | None  # "8.0"; None for non-CUDA parts
     architecture: str
     nvlink: bool
-    platform: Literal["cuda", "rocm"] = "cuda"
+    platform: Platform = "cuda"
     gfx_target: str | None = None  # AMD: the ROCm target (gfx90a, gfx942)
     # AMD: the quantization methods vLLM runs on this part (None: the CUDA rules apply)
     rocm_quantization: tuple[str, ...] | None = None
@@ -55,9 +66,12 @@ class Hardware:
     # card's free memory, runs only the kernels the oldest card has, and paces every step at
     # the slowest card's speed.
     cards: tuple[GpuSpec, ...] = ()
+    cpu: bool = False  # vLLM's CPU backend (`--gpus CPU`): no GPU at all
 
     @property
     def name(self) -> str | None:
+        if self.cpu:
+            return CPU
         if len({card.name for card in self.cards}) > 1:
             return " + ".join(dict.fromkeys(card.name for card in self.cards))
         return self.spec.name if self.spec else None
@@ -67,7 +81,7 @@ class Hardware:
         spec = self.spec
         return {
             "count": self.count,
-            "name": spec.name if spec else None,
+            "name": spec.name if spec else (CPU if self.cpu else None),
             "memory_gib": spec.memory_gib if spec else None,
             "compute_capability": spec.compute_capability if spec else None,
             "architecture": spec.architecture if spec else None,
@@ -192,11 +206,14 @@ def _mixed(parts: Sequence[str]) -> Hardware:
 
 def parse_gpus(text: str) -> Hardware:
     """`N`, `NAME` or `NxNAME` (`2xA100-80GB`, `8xH100`, `1xL4`, `4 x RTX4090`); a mixed set
-    joined by `+` or `,` (`1xRTX-5070-Ti+1xRTX-5090-D`, `RTX 3090 + RTX 3060`)."""
+    joined by `+` or `,` (`1xRTX-5070-Ti+1xRTX-5090-D`, `RTX 3090 + RTX 3060`); `CPU` for
+    vLLM's CPU backend."""
     parts = [part for part in re.split(r"[+,]", text) if part.strip()]
     if len(parts) > 1:
         return _mixed(parts)
     stripped = text.strip()
+    if stripped.lower() == CPU.lower():
+        return Hardware(1, None, "--gpus", cpu=True)
     if re.fullmatch(r"\d+", stripped) and int(stripped) <= 64:  # "4090" is a GPU, not a count
         count = int(stripped)
         if count < 1:

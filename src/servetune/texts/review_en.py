@@ -849,6 +849,24 @@ TEXTS: dict[str, str] = {
         "support checks were skipped."
     ),
     "hardware-unknown:count-only.fix": "Name the GPU too, e.g. --gpus {count}xA100-80GB.",
+    "hardware-unknown:cpu.title": "vLLM's CPU backend: GPU checks skipped",
+    "hardware-unknown:cpu.why": (
+        "The command runs on CPUs (--gpus CPU), where there is no GPU memory, compute "
+        "capability or GPU kernel to check: the memory estimate and the dtype, quantization and "
+        "KV-cache dtype checks were skipped (the KV cache is VLLM_CPU_KVCACHE_SPACE GiB of host "
+        "memory)."
+    ),
+    "hardware-unknown:cpu.fix": "If the server has GPUs, pass them instead, e.g. --gpus 1xL4.",
+    "hardware-unknown:platform.title": "{gpu} ({platform}): CUDA checks skipped",
+    "hardware-unknown:platform.why": (
+        "The bfloat16, quantization-kernel and fp8 KV-cache checks read a CUDA compute "
+        "capability, which {platform} devices do not have, so they were skipped; memory "
+        "was reviewed with its {memory} GiB per device."
+    ),
+    "hardware-unknown:platform.fix": (
+        "Check the dtype and quantization method against vLLM's {platform} backend's "
+        "supported list."
+    ),
     # --- the report around the findings ---
     "report.error": "ERRORS",
     "report.warning": "WARNINGS",

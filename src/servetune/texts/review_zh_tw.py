@@ -797,6 +797,19 @@ TEXTS: dict[str, str] = {
         "目前只知道 GPU 張數（{count}），所以記憶體、dtype 和量化支援的檢查都跳過了。"
     ),
     "hardware-unknown:count-only.fix": "把 GPU 型號也寫上，例如 --gpus {count}xA100-80GB。",
+    "hardware-unknown:cpu.title": "vLLM 的 CPU 後端：已跳過 GPU 檢查",
+    "hardware-unknown:cpu.why": (
+        "這個指令跑在 CPU 上（--gpus CPU），沒有 GPU 記憶體、運算能力或 GPU kernel 可檢查："
+        "記憶體估算以及 dtype、量化和 KV cache dtype 的檢查都跳過了（KV cache 是 "
+        "VLLM_CPU_KVCACHE_SPACE GiB 的主機記憶體）。"
+    ),
+    "hardware-unknown:cpu.fix": "如果伺服器有 GPU，請改給 GPU，例如 --gpus 1xL4。",
+    "hardware-unknown:platform.title": "{gpu}（{platform}）：已跳過 CUDA 檢查",
+    "hardware-unknown:platform.why": (
+        "bfloat16、量化 kernel 和 fp8 KV cache 的檢查要看 CUDA 的運算能力，{platform} 裝置沒有，"
+        "所以跳過了；記憶體則以每個裝置 {memory} GiB 檢查。"
+    ),
+    "hardware-unknown:platform.fix": "請對照 vLLM {platform} 後端支援的清單檢查 dtype 和量化方法。",
     # --- the report around the findings ---
     "report.error": "錯誤",
     "report.warning": "警告",

@@ -33,7 +33,13 @@ def default_model(ctx: Context) -> Iterator[Hit]:
 
 @rule("hardware-unknown", "info", None)
 def hardware_unknown(ctx: Context) -> Iterator[Hit]:
+    spec = ctx.hardware.spec if ctx.hardware else None
     if ctx.hardware is None:
         yield Hit()
-    elif ctx.hardware.spec is None:
+    elif ctx.hardware.cpu:
+        yield Hit({}, "cpu")
+    elif spec is None:
         yield Hit({"count": ctx.hardware.count}, "count-only")
+    elif spec.platform not in ("cuda", "rocm"):
+        facts: dict[str, Fact] = {"gpu": spec.name, "platform": spec.platform.upper()}
+        yield Hit(facts | {"memory": f"{spec.memory_gib:g}"}, "platform")
