@@ -166,6 +166,7 @@ def test_check_reviews_a_mixed_machine() -> None:
         ("TPU v5e", "TPU-v5e", 16, "tpu"),
         ("v6e", "TPU-v6e", 32, "tpu"),
         ("Ascend 910B", "Ascend-910B", 64, "npu"),
+        ("Ascend-910B2", "Ascend-910B", 64, "npu"),  # ascend16600 (fit)
     ],
 )
 def test_devices_beyond_cuda_and_rocm(typed: str, name: str, memory: int, platform: str) -> None:

@@ -173,3 +173,23 @@ def test_the_arguments_a_template_gives_vllms_image() -> None:
 def test_prose_is_still_no_command(text: str) -> None:
     with pytest.raises(CommandParseError):
         tokens_from_text(text)
+
+
+# vllm-4202 (fit): the api server's parsed arguments, pasted in part.
+NAMESPACE = (
+    "INFO 04-19 10:00:00 api_server.py:149] args: Namespace(host=None, port=8001, ... "
+    "served_model_name='Qwen1.5-32B-Chat-AWQ', ... model='/data/qwen1.5/Qwen1.5-32B-Chat-AWQ', "
+    "... dtype='auto', kv_cache_dtype='auto', max_model_len=512, ... tensor_parallel_size=1, "
+    "enforce_eager=False, allowed_origins=['*'], gpu_memory_utilization=0.9, quantization=None, ...)"
+)
+
+
+def test_the_namespace_line_older_releases_log() -> None:
+    cmd = parse_text(NAMESPACE, version="0.4.0.post1")
+    assert cmd.issues == ()
+    assert cmd.model == "/data/qwen1.5/Qwen1.5-32B-Chat-AWQ"
+    assert cmd.args["--max-model-len"] == "512"
+    assert cmd.args["--gpu-memory-utilization"] == "0.9"
+    assert cmd.args["--port"] == "8001"
+    for default in ("--enforce-eager", "--quantization", "--host", "--allowed-origins"):
+        assert default not in cmd.args  # a dump's defaults are not settings

@@ -36,9 +36,24 @@ def tokens(name: str) -> tuple[str, ...]:
     return tuple(t for t in _SPLIT.split(text) if t)
 
 
+# Folder names that say where a checkpoint lies, not which one: the Hugging Face cache's
+# `snapshots/<commit>`, a revision, a `model/` or `weights/` folder inside the model's own.
+_PLACE_WORDS = frozenset({"snapshots", "model", "weights", "hf", "main"})
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+# The Hugging Face cache names a repository's folder `models--ORG--NAME`.
+_HF_CACHE_FOLDER = re.compile(r"^models--(?P<org>.+?)--(?P<name>.+)$")
+
+
 def last_part(model: str) -> str:
-    """The name part of a hub id or a path: `org/X`, `/models/X/`, `./X` -> `X`."""
+    """The name part of a hub id or a path: `org/X`, `/models/X/`, `./X` -> `X`. Folders that
+    only say where the files lie are passed over: `/app/X/model` and the cache's
+    `.../models--org--X/snapshots/<commit>` are `X`."""
     parts = [p for p in re.split(r"[\\/]+", model.strip()) if p and p != "."]
+    while len(parts) > 1 and (parts[-1].lower() in _PLACE_WORDS or _COMMIT.match(parts[-1])):
+        parts.pop()
+    cached = _HF_CACHE_FOLDER.match(parts[-1]) if parts else None
+    if cached is not None:
+        return cached.group("name")
     return parts[-1] if parts else model.strip()
 
 

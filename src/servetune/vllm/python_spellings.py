@@ -253,7 +253,11 @@ def logged_args(text: str) -> list[str] | None:
 # they are not the flag's: `max_seq_len` is --max-model-len's value, `device_config` --device's.
 _CONFIG_LINE = re.compile(r"Initializing an? (?:V1 )?LLM engine (?:\([^)]*\) )?with config: (.*)$")
 _CONFIG_NAMES = {"max_seq_len": "max_model_len", "device_config": "device"}
-_CONFIG_ENTRY = re.compile(r"(?:^|,\s*)(?P<key>[a-z_]+)=")
+_CONFIG_ENTRY = re.compile(r"(?:^|[,\s]\s*)(?P<key>[a-z_]+)=")
+# `api_server.py] args: Namespace(host=None, port=8001, ..., model='x', ...)`: the parsed
+# arguments every release before 0.8 logged (elided with `...` where pasted in part).
+_NAMESPACE_LINE = re.compile(r"args: Namespace\((.*?)\)?\s*$", re.MULTILINE)
+_ELIDED = re.compile(r"[,\s]*\.\.\.[,\s]*$")
 
 
 def _config_entries(body: str) -> dict[str, str]:
@@ -267,7 +271,7 @@ def _config_entries(body: str) -> dict[str, str]:
     for key, value in entries.items():
         balanced = value.count("(") == value.count(")") and value.count("{") == value.count("}")
         if balanced:
-            merged[key] = value.strip().rstrip(",")
+            merged[key] = _ELIDED.sub("", value.strip()).rstrip(",").strip()
     return merged
 
 
@@ -285,20 +289,28 @@ def _config_value(raw: str) -> object:
 
 
 def config_line(text: str) -> list[str] | None:
-    """`vllm serve` words from the engine config line vLLM logs at startup: the entries that are
-    flags of some release (the rest are derived state: `seed`, `device_config`...)."""
-    match = _CONFIG_LINE.search(text)
-    if match is None:
-        return None
-    entries = _config_entries(match.group(1))
-    model = _config_value(entries.pop("model", ""))
+    """`vllm serve` words from the engine config line vLLM logs at startup, or from the
+    `args: Namespace(...)` line of releases before 0.8."""
+    match = _CONFIG_LINE.search(text) or _NAMESPACE_LINE.search(text)
+    return _state_words(_config_entries(match.group(1))) if match else None
+
+
+def _state_words(entries: dict[str, str]) -> list[str] | None:
+    """The words for a dump of every setting: the entries that are flags of some release (the
+    rest are derived state: `seed`, `device_config`...). A dump lists defaults too: a False
+    switch and a None value are the release's default, and a list is only
+    `--served-model-name`'s (the others are JSON-typed flags a list would misspell)."""
+    model = _config_value(entries.pop("model_tag", "") or entries.pop("model", ""))
+    entries.pop("model", None)
     if not isinstance(model, str) or not model:
         return None
     words = ["vllm", "serve", model]
     for key, raw in entries.items():
         flag = _flag(_CONFIG_NAMES.get(key, key))
         value = _config_value(raw)
-        if value is None or not vllm_flags.known_in_some_release(flag):
+        if value is None or value is False or not vllm_flags.known_in_some_release(flag):
+            continue
+        if isinstance(value, list | tuple | dict) and flag != "--served-model-name":
             continue
         if flag == "--tokenizer" and value == model:
             continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from servetune.review.model import FLOAT16_REFUSED
+from servetune.review.model import FLOAT16_REFUSED, QuantFacts
 from servetune.review.rules.base import Context, Edit, Fact, Hit, Severity, rule
 from servetune.vllm.flags import version_at_least
 
@@ -143,7 +143,19 @@ def quant_method_mismatch(ctx: Context) -> Iterator[Hit]:
         return
     if method_family(method) == method_family(quant.method) or method == "marlin":
         return
+    if method == "moe_wna16" and _moe_wna16_reads(quant):
+        return
     yield Hit(_quant_facts(ctx), None, (Edit("--quantization", None),))
+
+
+def _moe_wna16_reads(quant: QuantFacts) -> bool:
+    """`--quantization moe_wna16` on an AWQ or GPTQ checkpoint is vLLM's override, not a
+    mismatch: `MoeWNA16Config.override_quantization_method` (0.7.2 on) takes 4-bit AWQ and
+    4/8-bit GPTQ without act-order (`is_moe_wna16_compatible`; act-order is not among the
+    facts read, so GPTQ is taken as compatible)."""
+    if quant.method == "awq":
+        return quant.bits in (None, 4)
+    return quant.method == "gptq" and quant.bits in (None, 4, 8)
 
 
 @rule("quant-unsupported-gpu", "error", "--quantization")
