@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from servetune.review.hardware import GpuSpec
 from servetune.review.kv_cache import (
     hybrid_pool,
     kv_bytes_per_sequence,
     kv_bytes_per_token_layer,
     kv_layers,
+    mla_latent_cached,
 )
 from servetune.review.model import ModelFacts
 from servetune.review.settings import GIB, Settings
@@ -97,6 +99,8 @@ def _notes(model: ModelFacts, settings: Settings, version: str | None) -> tuple[
         notes.append("mxfp4-padding")
     if quant is not None and quant.method in ("awq", "gptq", "compressed-tensors", "gguf"):
         notes.append("group-quant-layout")
+    if model.is_mla and not mla_latent_cached(model, settings, version):
+        notes.append("mla-full-kv")
     if model.is_moe:
         notes.append("moe-activation")
     if is_multimodal(model):
@@ -173,15 +177,18 @@ def _memory(
     memory_gib: float | None,
     version: str | None,
     total_bytes: int,
+    *,
+    gpu: GpuSpec | None = None,
 ) -> _Memory:
     """Weights, reserve and budget, and what is left for the KV cache: its central value and
     its range with every uncertain term at one end (group-quant layouts +-3% of the weights)."""
     weights = total_bytes / (settings.tensor_parallel_size * settings.pipeline_parallel_size) / GIB
-    terms = reserve_terms(model, settings, version).values()
+    platform = gpu.platform if gpu is not None else "cuda"
+    terms = reserve_terms(model, settings, version, platform).values()
     reserve = sum(t.central for t in terms)
     if not memory_gib:
         return _Memory(weights, reserve, None, None, None)
-    total = device_total_gib(memory_gib)
+    total = device_total_gib(memory_gib, gpu)
     util = settings.gpu_memory_utilization
     budget = total * util
     quant = model.quantization
@@ -202,17 +209,18 @@ def estimate(
     memory_gib: float | None,
     *,
     version: str | None = None,
+    gpu: GpuSpec | None = None,
 ) -> Estimate | None:
     """The per-GPU memory estimate, or None when the model's shape is not known well enough.
 
-    `memory_gib` is the card's nominal memory (`device_total_gib` turns it into what CUDA
-    reports); `version` (the vLLM release) decides the sampler's warm-up and whether CUDA graphs
-    count against the budget."""
+    `memory_gib` is the card's nominal memory (`device_total_gib` turns it into what the driver
+    reports for `gpu`, CUDA's or ROCm's); `version` (the vLLM release) decides the sampler's
+    warm-up, whether CUDA graphs count against the budget and how DeepSeek's MLA is cached."""
     if not (model.hidden_size and model.num_layers and model.head_dim):
         return None
     total_bytes, params = weight_bytes(model, settings)
-    per_token = kv_layers(model, settings) * kv_bytes_per_token_layer(model, settings)
-    mem = _memory(model, settings, memory_gib, version, total_bytes)
+    per_token = kv_layers(model, settings) * kv_bytes_per_token_layer(model, settings, version)
+    mem = _memory(model, settings, memory_gib, version, total_bytes, gpu=gpu)
     length = settings.max_model_len
     if settings.kv_cache_memory_bytes is not None:
         kv_bytes: float | None = float(settings.kv_cache_memory_bytes)
@@ -227,6 +235,9 @@ def estimate(
     per_seq = (
         kv_bytes_per_sequence(model, settings, length, version) if length and per_token else None
     )
+    # Nothing left for the KV cache: say so, the figures are a shortfall (vLLM refuses to start).
+    no_room = mem.available is not None and mem.available <= 0
+    short = ("no-kv-memory",) if no_room and settings.kv_cache_memory_bytes is None else ()
     return Estimate(
         params=params,
         weights_gib_per_gpu=mem.weights,
@@ -239,7 +250,7 @@ def estimate(
         max_concurrent_seqs_at_max_model_len=concurrency,
         max_model_len_that_fits=fits,
         weight_bits=8 * total_bytes / params if params else 0.0,
-        notes=_notes(model, settings, version),
+        notes=_notes(model, settings, version) + short,
         kv_available_gib_per_gpu=mem.available,
         kv_available_gib_range=mem.available_range,
         max_model_len_that_fits_optimistic=optimistic,

@@ -20,18 +20,47 @@ def kv_dtype_bytes(settings: Settings) -> int:
     return DTYPE_BYTES.get(settings.dtype or "bfloat16", 2)
 
 
-def kv_bytes_per_token_layer(model: ModelFacts, settings: Settings) -> int:
+# DeepSeek's MLA by release (vllm/config.py `use_mla`, `get_head_size`): before 0.7.1 vLLM
+# caches full K and V for every head, the 192-wide head padded to FlashAttention's 256; 0.7.1
+# and 0.7.2 cache the latent only for fp8 and compressed-tensors checkpoints ("MLA is not
+# supported with awq quantization. Disabling MLA.") and K and V of head size 192 otherwise;
+# from 0.7.3 always the latent (kv_lora_rank + qk_rope_head_dim), replicated on every rank.
+_MLA_FROM = "0.7.1"
+_MLA_ANY_QUANT_FROM = "0.7.3"
+_MLA_QUANT_BEFORE_ANY = ("fp8", "compressed-tensors")
+_PRE_MLA_HEAD = 256
+
+
+def mla_latent_cached(model: ModelFacts, settings: Settings, version: str | None = None) -> bool:
+    """Whether vLLM `version` caches an MLA model's latent (else full K and V per head)."""
+    if not model.is_mla or version is None or version_at_least(version, _MLA_ANY_QUANT_FROM):
+        return model.is_mla
+    if not version_at_least(version, _MLA_FROM):
+        return False
+    quant = settings.quantization or (model.quantization.method if model.quantization else None)
+    return quant is None or quant in _MLA_QUANT_BEFORE_ANY
+
+
+def kv_bytes_per_token_layer(
+    model: ModelFacts, settings: Settings, version: str | None = None
+) -> int:
     """Bytes one token occupies in one attention layer on one GPU.
 
     Standard attention: 2 (K and V) x max(1, kv_heads // TP) x head_dim x dtype bytes; KV heads
     are replicated, not split, once TP exceeds them. MLA: one latent of kv_lora_rank +
-    qk_rope_head_dim values, replicated on every TP rank.
+    qk_rope_head_dim values, replicated on every TP rank (before 0.7.3 not always: see
+    `mla_latent_cached`).
     """
     if model.is_encoder:
         return 0  # encoder-only attention keeps no KV cache
     dtype_bytes = kv_dtype_bytes(settings)
-    if model.is_mla:
+    if mla_latent_cached(model, settings, version):
         return ((model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0)) * dtype_bytes
+    if model.is_mla:
+        heads = max(1, (model.num_attention_heads or 1) // settings.tensor_parallel_size)
+        qk_head = (model.qk_nope_head_dim or 0) + (model.qk_rope_head_dim or 0)
+        head = qk_head if version_at_least(version or "0", _MLA_FROM) else _PRE_MLA_HEAD
+        return 2 * heads * head * dtype_bytes
     kv_heads = model.num_kv_heads or 1
     per_rank = max(1, kv_heads // settings.tensor_parallel_size)
     return 2 * per_rank * (model.head_dim or 0) * dtype_bytes
@@ -64,7 +93,7 @@ def kv_bytes_per_sequence(
     if pool is not None:
         return pool.bytes_per_sequence(length)
     block = settings.block_size
-    per_layer = kv_bytes_per_token_layer(model, settings)
+    per_layer = kv_bytes_per_token_layer(model, settings, version)
     sliding = _layers_per_gpu(model.sliding_layers, settings) if model.sliding_layers else 0
     full = kv_layers(model, settings) - sliding
     full_bytes = full * per_layer * math.ceil(length / block) * block

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from servetune.review.hardware import GpuSpec
 from servetune.review.model import ModelFacts
 from servetune.review.settings import GIB, Settings
 from servetune.vllm.flags import version_at_least
@@ -62,6 +63,10 @@ _FORWARD_SPREAD = (0.8, 1.2)
 # H100 in 0.6.6 (vllm#12126), 0.33 GiB per rank at PP 2 (vllm#14452).
 _NON_TORCH_TP1 = Spread(0.1, 0.15, 0.3)
 _NON_TORCH_MULTI = Spread(0.3, 0.6, 0.9)
+# ROCm holds more outside torch (the HIP runtime, hipBLASLt's workspaces): 0.34 and 0.44 GiB on
+# one Radeon PRO W7900 in 0.6.4 (llmtracker); 6.07 GiB was logged on an MI300X at 4096
+# sequences with 20 scheduler steps, an outlier the range leaves out.
+_NON_TORCH_ROCM_TP1 = Spread(0.2, 0.4, 0.7)
 # CUDA graphs are profiled into the budget since vLLM 0.21 (`profile_cudagraph_memory`, logged
 # "Estimated CUDA graph memory"). Graphs are captured for batch sizes up to
 # min(2 x max_num_seqs x (1 + speculative tokens), 512) (config/vllm.py) and share one memory
@@ -135,8 +140,15 @@ def cuda_graph_gib(settings: Settings, version: str | None) -> Spread:
     return Spread(central * low, central, central * high)
 
 
+def non_torch_gib(settings: Settings, platform: str = "cuda") -> Spread:
+    """Memory outside torch's allocator (CUDA/HIP context, cuBLAS/hipBLASLt, NCCL buffers)."""
+    if settings.world_size > 1:
+        return _NON_TORCH_MULTI
+    return _NON_TORCH_ROCM_TP1 if platform == "rocm" else _NON_TORCH_TP1
+
+
 def reserve_terms(
-    model: ModelFacts, settings: Settings, version: str | None = None
+    model: ModelFacts, settings: Settings, version: str | None = None, platform: str = "cuda"
 ) -> dict[str, Spread]:
     """The memory vLLM's profiler keeps out of the KV cache besides the weights, per GPU, term
     by term: `activation` (the larger of the forward pass at max_num_batched_tokens and the
@@ -150,7 +162,7 @@ def reserve_terms(
         max(forward, sampler.central),
         max(forward * high, sampler.high),
     )
-    non_torch = _NON_TORCH_TP1 if settings.world_size == 1 else _NON_TORCH_MULTI
+    non_torch = non_torch_gib(settings, platform)
     graphs = cuda_graph_gib(settings, version)
     return {"activation": activation, "non_torch": non_torch, "cuda_graphs": graphs}
 
@@ -160,10 +172,20 @@ def reserve_gib(model: ModelFacts, settings: Settings, version: str | None = Non
     return sum(term.central for term in reserve_terms(model, settings, version).values())
 
 
-def device_total_gib(nominal_gib: float) -> float:
-    """The memory CUDA reports for a card (what gpu_memory_utilization multiplies): a little
-    under its nominal size. Fitted on vLLM's logged `total_gpu_memory`: 79.11 to 79.33 GiB for
-    80 GB A100/H100 cards, 23.58 GiB for an RTX 3090 (vllm#10517)."""
+# What ROCm's hipMemGetInfo reports as a card's total, as vLLM logged it (`total_gpu_memory`):
+# an Instinct card nearly all of its HBM (MI300X: 191.98 GiB of 192), a Radeon PRO W7900 much
+# less than its 48 GB (44.98 GiB in 0.4.1 and in 0.6.4; llmtracker's MI300X and W7900 pages).
+_ROCM_REPORTED_GIB = {"MI300X": 191.98, "Radeon-PRO-W7900": 44.98}
+_ROCM_HELD_BACK_GIB = 0.02
+
+
+def device_total_gib(nominal_gib: float, gpu: GpuSpec | None = None) -> float:
+    """The memory the driver reports for a card (what gpu_memory_utilization multiplies): a
+    little under its nominal size. CUDA, fitted on vLLM's logged `total_gpu_memory`: 79.11 to
+    79.33 GiB for 80 GB A100/H100 cards, 23.58 GiB for an RTX 3090 (vllm#10517); ROCm: the
+    figure logged for the card, else the nominal size less 20 MiB (`_ROCM_REPORTED_GIB`)."""
+    if gpu is not None and gpu.platform == "rocm":
+        return _ROCM_REPORTED_GIB.get(gpu.name, nominal_gib - _ROCM_HELD_BACK_GIB)
     return nominal_gib * (1 - 0.0047) - 0.42
 
 
