@@ -124,6 +124,11 @@ def batch_defaults(version: str, gpu: GpuSpec | None) -> tuple[int, int, Reason]
     """(max_num_batched_tokens, max_num_seqs, why) for `vllm serve` on this release and GPU."""
     if not version_at_least(version, _V1_DEFAULTS_FROM):
         return _v0_batch_defaults(version)
+    return _v1_batch_defaults(version, gpu)
+
+
+def _v1_batch_defaults(version: str, gpu: GpuSpec | None) -> tuple[int, int, Reason]:
+    """V1's usage-context defaults (0.8+), larger on big GPUs."""
     if gpu is None:
         return 2048, 256, Reason("default.batch.unknown-gpu")
     memory = gpu.memory_gib
