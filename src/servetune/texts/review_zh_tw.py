@@ -759,7 +759,7 @@ TEXTS: dict[str, str] = {
     "report.default_note": "（{note}）",
     "report.version": "{version}（來源：{source}）",
     # where a default or the vLLM version came from (review.settings, vllm.serve_command)
-    "default.batch.v0": "vLLM {version} 的預設值（V0 引擎：每種 GPU 都是 256 個序列）",
+    "default.batch.v0": "vLLM {version} 的預設值（0.8 之前的引擎：每種 GPU 都是 256 個序列）",
     "default.batch.unknown-gpu": "vLLM 對 70 GiB 以下 GPU 的預設值（不知道是哪種 GPU）",
     "default.batch.160gib": "vLLM {version} 對 160 GiB 以上 GPU 的預設值",
     "default.batch.70gib-not-a100": "vLLM {version} 對 {gpu} 的預設值（70 GiB 以上，且不是 A100）",
