@@ -35,6 +35,10 @@ How a record is read (fair, not lenient):
   the first X.Y.Z in it (or X.Y) is the release reviewed, for commands and memory alike. A
   version the record does not give stays unknown: the newest release is assumed, as for a user
   who names none.
+- a V0 record that logged `# GPU blocks` without its block size ran with the one its command
+  sets (`--block-size`, `block_size=`) or vLLM's default, 16 on GPUs in every release
+  (`EngineArgs.block_size`); records on devices that size their own blocks (Gaudi, Neuron, TPU)
+  are scored on GiB or not at all.
 """
 
 from __future__ import annotations
@@ -252,13 +256,33 @@ def _kv_figures(report: Report) -> tuple[float | None, float | None]:
     return tokens, est.kv_available_gib_per_gpu
 
 
+_BLOCK_SIZE_FLAG = re.compile(r"--block[-_]size[= ](\d+)|block_size\s*=\s*(\d+)")
+_DEFAULT_BLOCK_SIZE = 16  # EngineArgs.block_size on CUDA and ROCm, 0.4 to V0's end
+_OWN_BLOCK_SIZE = re.compile(r"gaudi|hpu|neuron|tpu|inferentia|trainium", re.IGNORECASE)
+
+
+def _block_size(record: Mapping[str, Any]) -> int | None:
+    """The block size a V0 start ran with: logged, set in the command, else vLLM's default
+    (16 on GPUs; devices that size their own blocks are not read)."""
+    logged = record["logged"].get("block_size")
+    if logged:
+        return int(logged)
+    found = _BLOCK_SIZE_FLAG.search(str(record.get("command") or ""))
+    if found:
+        return int(found.group(1) or found.group(2))
+    if _OWN_BLOCK_SIZE.search(str(record.get("gpus") or "")):
+        return None
+    return _DEFAULT_BLOCK_SIZE
+
+
 def _logged(record: Mapping[str, Any]) -> tuple[str, float] | None:
     """The KV figure vLLM logged: tokens (V1), blocks times the block size (V0), or GiB."""
     logged = record["logged"]
     if logged.get("kv_tokens"):
         return "tokens", float(logged["kv_tokens"])
-    if logged.get("gpu_blocks") and logged.get("block_size"):
-        return "tokens", float(logged["gpu_blocks"] * logged["block_size"])
+    block_size = _block_size(record)
+    if logged.get("gpu_blocks") and block_size:
+        return "tokens", float(logged["gpu_blocks"] * block_size)
     if logged.get("kv_cache_gib"):
         return "gib", float(logged["kv_cache_gib"])
     return None

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from servetune.review.capacity import estimate, kv_bytes_per_sequence
+from servetune.review.capacity import estimate
 from servetune.review.hardware import parse_gpus
+from servetune.review.kv_cache import kv_bytes_per_sequence
 from servetune.review.model import find_model
 from servetune.review.settings import GIB, Settings, resolve
 from servetune.vllm.serve_command import parse_text

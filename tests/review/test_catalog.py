@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from servetune.review import capacity, model, settings
+from servetune.review import model, settings, weights
 from servetune.review.check import CheckOptions, check_text
 from servetune.review.model_names import match_name, quantization_in_name
 from servetune.vllm import serve_command
@@ -242,7 +242,7 @@ def test_catalog_architectures_add_up_to_the_published_size(model_id: str, billi
     facts = model.find_model(model_id)
     assert facts is not None
     effective = settings.resolve(serve_command.parse_text(f"vllm serve {model_id}"), facts, None)
-    _, params = capacity.weight_bytes(facts, effective)
+    _, params = weights.weight_bytes(facts, effective)
     assert params / 1e9 == pytest.approx(billions, rel=0.03)
 
 

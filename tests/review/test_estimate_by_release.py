@@ -10,15 +10,11 @@ from pathlib import Path
 import pytest
 
 from servetune.render.check import report_text
-from servetune.review.capacity import (
-    cuda_graph_gib,
-    estimate,
-    sampler_copies,
-    sampler_peak,
-)
+from servetune.review.capacity import estimate
 from servetune.review.check import CheckOptions, Report, check_text
 from servetune.review.model import model_facts
 from servetune.review.settings import GIB
+from servetune.review.startup_profile import cuda_graph_gib, sampler_copies, sampler_peak
 
 
 def review(command: str, gpus: str, version: str | None = None) -> Report:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from servetune.review import capacity
+from servetune.review import kv_cache
 from servetune.review.check import CheckOptions, Report, check_text
 from servetune.review.model import find_model
 
@@ -88,10 +88,10 @@ def test_mtp_drafter_and_state_blocks_at_tp2() -> None:
 def test_state_and_block_size_as_vllm_aligns_them() -> None:
     report = _review(_fit("club3090-294-qwen36-27b-autoround-2x3090-tp2"))
     assert report.model is not None
-    pool = capacity.hybrid_pool(report.model, report.settings)
+    pool = kv_cache.hybrid_pool(report.model, report.settings)
     assert pool is not None
     # conv 5120 x 6 x 2 B + 24 x 128 x 128 x 4 B (mamba_ssm_dtype float32)
-    assert capacity.state_bytes(report.model, report.settings) == 1_634_304
+    assert kv_cache.state_bytes(report.model, report.settings) == 1_634_304
     assert pool.attention_block == 1600  # "Setting attention block size to 1600 tokens"
     assert (pool.group_size, pool.attention_groups, pool.state_groups) == (17, 1, 3)
     assert pool.state_blocks == 2 + 3  # prefix caching ("align") + 3 speculative tokens

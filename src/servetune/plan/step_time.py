@@ -69,7 +69,7 @@ from dataclasses import dataclass, replace
 
 from servetune.plan import parallel
 from servetune.plan.simulate import Step
-from servetune.review import capacity
+from servetune.review import weights
 from servetune.review.hardware import GpuSpec
 from servetune.review.model import ModelFacts
 from servetune.review.settings import Settings
@@ -169,10 +169,10 @@ def work(
 ) -> Work:
     """The per-GPU bytes and FLOPs of `model` served with `settings` (`kv_bytes_per_token` per
     GPU, from check's estimate)."""
-    total_bytes, params = capacity.weight_bytes(model, settings)
+    total_bytes, params = weights.weight_bytes(model, settings)
     world = max(settings.world_size, 1)
     dp = max(settings.data_parallel_size, 1)
-    experts = capacity.expert_params(model)
+    experts = weights.expert_params(model)
     bytes_per_param = total_bytes / params if params else 2.0
     expert_total = experts * bytes_per_param
     n_exp = model.num_experts or 0

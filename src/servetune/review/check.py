@@ -168,7 +168,13 @@ def review(
     effective = settings.resolve(command, model_facts, machine)
     memory = machine.spec.memory_gib if machine and machine.spec else None
     est = (
-        capacity.estimate(model_facts, effective, memory, version=command.version)
+        capacity.estimate(
+            model_facts,
+            effective,
+            memory,
+            version=command.version,
+            gpu=machine.spec if machine else None,
+        )
         if model_facts
         else None
     )

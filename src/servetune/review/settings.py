@@ -108,8 +108,27 @@ def _pooling(command: ServeCommand) -> bool:
     )
 
 
+_V1_DEFAULTS_FROM = "0.8.0"
+_UNCHUNKED_FLOOR = 2048  # without chunked prefill: max(max_model_len, 2048) tokens a step
+
+
+def _v0_batch_defaults(version: str) -> tuple[int, int, Reason]:
+    """V0 (vllm/config.py SchedulerConfig): 256 sequences on every GPU, and with chunked prefill
+    512 tokens a step (2048 from 0.6.5); the per-GPU usage-context defaults came with V1 as the
+    default engine in 0.8."""
+    chunk = 2048 if version_at_least(version, "0.6.5") else 512
+    return chunk, 256, Reason("default.batch.v0", version=version)
+
+
 def batch_defaults(version: str, gpu: GpuSpec | None) -> tuple[int, int, Reason]:
     """(max_num_batched_tokens, max_num_seqs, why) for `vllm serve` on this release and GPU."""
+    if not version_at_least(version, _V1_DEFAULTS_FROM):
+        return _v0_batch_defaults(version)
+    return _v1_batch_defaults(version, gpu)
+
+
+def _v1_batch_defaults(version: str, gpu: GpuSpec | None) -> tuple[int, int, Reason]:
+    """V1's usage-context defaults (0.8+), larger on big GPUs."""
     if gpu is None:
         return 2048, 256, Reason("default.batch.unknown-gpu")
     memory = gpu.memory_gib
@@ -197,7 +216,8 @@ def _batch(
     if mbt is None:
         mbt = default_mbt
         if not chunked and max_model_len is not None:
-            mbt = max(max_model_len, mbt)  # without chunking a whole prompt must fit in one step
+            # without chunking a whole prompt must fit in one step
+            mbt = max(max_model_len, mbt, _UNCHUNKED_FLOOR)
         if max_model_len is not None:
             mbt = min(seqs * max_model_len, mbt)
         defaults["--max-num-batched-tokens"] = why

@@ -835,6 +835,16 @@ TEXTS: dict[str, str] = {
         "Encoder-only model (embeddings, reranking, classification): it keeps no KV cache, "
         "so only its weights and one forward pass at the token budget count."
     ),
+    "estimate-note.no-kv-memory": (
+        "The weights and the profiling reserve take more than --gpu-memory-utilization leaves: "
+        "vLLM would stop at startup with no KV cache, so the figures show the shortfall, not a "
+        "capacity."
+    ),
+    "estimate-note.mla-full-kv": (
+        "This release caches K and V for every head of the MLA model instead of its latent "
+        "(head size 256 before 0.7.1; 192 in 0.7.1 and 0.7.2 for checkpoints other than fp8 "
+        "and compressed-tensors): 10 to 30 times more KV per token than from 0.7.3."
+    ),
     "hardware-unknown.title": "No GPU information: hardware checks skipped",
     "hardware-unknown.why": (
         "No --gpus was given and NVML found no NVIDIA GPU here, so GPU count, memory and "
@@ -909,6 +919,7 @@ TEXTS: dict[str, str] = {
     "report.default_note": "  ({note})",
     "report.version": "{version} ({source})",
     # where a default or the vLLM version came from (review.settings, vllm.serve_command)
+    "default.batch.v0": "vLLM {version}'s default (V0 engine: 256 sequences on every GPU)",
     "default.batch.unknown-gpu": "vLLM's default for GPUs under 70 GiB (the GPU is not known)",
     "default.batch.160gib": "vLLM {version}'s default for GPUs with 160 GiB or more",
     "default.batch.70gib-not-a100": "vLLM {version}'s default for {gpu} (70 GiB or more, not A100)",

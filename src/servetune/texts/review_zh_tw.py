@@ -783,6 +783,15 @@ TEXTS: dict[str, str] = {
         "只有編碼器的模型（embedding、reranking、分類）：它沒有 KV cache，"
         "所以只計算權重和一次 token 預算大小的 forward。"
     ),
+    "estimate-note.no-kv-memory": (
+        "權重加上 profiling 保留量已超過 --gpu-memory-utilization 留下的空間：vLLM 會在啟動時"
+        "因沒有 KV cache 而停止，所以這些數字是短缺的量，而不是容量。"
+    ),
+    "estimate-note.mla-full-kv": (
+        "這個版本對 MLA 模型的每個 head 都快取完整的 K 與 V，而不是它的 latent"
+        "（0.7.1 之前 head size 為 256；0.7.1 與 0.7.2 中 fp8 與 compressed-tensors 以外的"
+        "checkpoint 為 192）：每個 token 的 KV 是 0.7.3 起的 10 到 30 倍。"
+    ),
     "hardware-unknown.title": "沒有 GPU 資訊：已跳過硬體檢查",
     "hardware-unknown.why": (
         "沒有指定 --gpus，這台機器上的 NVML 也找不到 NVIDIA GPU，所以 GPU 張數、"
@@ -850,6 +859,7 @@ TEXTS: dict[str, str] = {
     "report.default_note": "（{note}）",
     "report.version": "{version}（來源：{source}）",
     # where a default or the vLLM version came from (review.settings, vllm.serve_command)
+    "default.batch.v0": "vLLM {version} 的預設值（0.8 之前的引擎：每種 GPU 都是 256 個序列）",
     "default.batch.unknown-gpu": "vLLM 對 70 GiB 以下 GPU 的預設值（不知道是哪種 GPU）",
     "default.batch.160gib": "vLLM {version} 對 160 GiB 以上 GPU 的預設值",
     "default.batch.70gib-not-a100": "vLLM {version} 對 {gpu} 的預設值（70 GiB 以上，且不是 A100）",

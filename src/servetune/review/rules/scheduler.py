@@ -106,7 +106,11 @@ def _original_estimate(ctx: Context) -> Estimate | None:
     dtype = ctx.settings.dtype or "bfloat16"
     plain_settings = replace(ctx.settings, quantization=None, dtype=dtype)
     return capacity.estimate(
-        plain_model, plain_settings, hw.spec.memory_gib, version=ctx.command.version
+        plain_model,
+        plain_settings,
+        hw.spec.memory_gib,
+        version=ctx.command.version,
+        gpu=hw.spec,
     )
 
 

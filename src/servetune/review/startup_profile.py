@@ -1,0 +1,202 @@
+"""What vLLM's startup profile keeps out of the KV cache, release by release: the activation peak
+of the dummy forward and the sampler warm-up, non-torch memory, CUDA graphs, and the total memory
+the device reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from servetune.review.hardware import GpuSpec
+from servetune.review.model import ModelFacts
+from servetune.review.settings import GIB, Settings
+from servetune.vllm.flags import version_at_least
+
+# --- what vLLM's profiler keeps out of the KV cache ----------------------------------------------
+# vLLM sizes the KV cache at startup (V0 `worker.determine_num_available_blocks`, V1
+# `gpu_worker.determine_available_memory`, every release): budget = total memory x
+# --gpu-memory-utilization (the card's total, not what is free: memory other processes hold
+# comes out of vLLM's share, and from 0.9 a start with less free than the budget is refused),
+# minus the weights, the torch peak of one profiling pass, the memory that is not torch's
+# (CUDA context, cuBLAS, NCCL) and, from 0.21, an estimate of CUDA graph memory. The profiling
+# pass is a dummy forward at the step's token budget followed by a sampler warm-up at
+# max_num_seqs dummy requests (`profile_run`, `_dummy_sampler_run`); a pooling model runs its
+# pooler instead of the sampler. Each term below is a `Spread`: the central value the estimate
+# uses and the range the evidence allows, which `kv-cache-too-small` weighs.
+
+
+@dataclass(frozen=True)
+class Spread:
+    """One term of the estimate in GiB: the central value and the plausible range around it."""
+
+    low: float
+    central: float
+    high: float
+
+    def scaled(self, factor: float) -> Spread:
+        return Spread(self.low * factor, self.central * factor, self.high * factor)
+
+
+# The sampler warm-up, counted in logits-sized float32 copies (max_num_seqs x vocab x 4 B):
+# - the sort-based top-k/top-p (V0, and V1's PyTorch path up to 0.16): bf16 logits 0.5 + float32
+#   logits 1 + sorted values 1 + int64 indices 2 + the input index 2 + the radix sort's double
+#   buffers 3 = 9.5; vLLM logged 9.4 to 9.7 such copies, 0.7 to 0.11 (1.39 GiB Qwen2.5-1.5B and
+#   1.42 GiB Qwen2.5-7B-AWQ at 256 sequences, vllm#12529, vllm#13882; 4.76 Llama-8B, 5.56
+#   Qwen3-0.6B, 5.64 Qwen3-32B and 7.38 GiB gpt-oss-20b at 1024 on H100, capacity-formulas 2.3).
+# - from 0.17 the PyTorch path masks top-k/top-p in place with Triton (a cached buffer of one
+#   row per SM) and from 0.21 FlashInfer's sampler is the default with the native path warmed up
+#   after it ("Also warm forward_native"): bf16 logits 0.5 + float32 logits 1 + probabilities 1 +
+#   the exponential noise 1 = 3.5 copies either way, plus the Triton buffer.
+# - 0.8.0 to 0.11.0 use FlashInfer's sampler when FlashInfer is installed (vLLM's Docker image;
+#   pip installs did not pull it in): 3.5 copies there, 9.6 without. 9.6 is taken (vllm#27508,
+#   gpt-oss-120b on 0.11.0, matched it), 3.5 is the low end.
+_SORT_COPIES = Spread(9.0, 9.6, 9.8)
+_FUSED_COPIES = Spread(3.0, 3.5, 4.0)
+_TRITON_SAMPLER_FROM = "0.17.0"
+_FLASHINFER_OPTIONAL = ("0.8.0", "0.11.1")  # [from, until): FlashInfer's sampler if installed
+_TRITON_BUFFER_ROWS = 132  # one row per SM (H100: 132), cached across calls
+# The forward pass at the step's token budget keeps about four MLP-wide activations per token
+# (gate and up projections, their product, the residual): Llama-3.1-8B at 20000 and 29000
+# tokens logged 2.07 and 2.99 GiB in vLLM 0.6 (vllm#10517), 110 KB per token = 3.8 x 14336 x 2 B.
+_FORWARD_WIDTHS = 3.8
+_FORWARD_SPREAD = (0.8, 1.2)
+# Non-torch memory: 0.13-0.14 GiB at TP 1 and 0.55 GiB at TP 2 on H100 (llm-d), 0.16 GiB on an
+# H100 in 0.6.6 (vllm#12126), 0.33 GiB per rank at PP 2 (vllm#14452).
+_NON_TORCH_TP1 = Spread(0.1, 0.15, 0.3)
+_NON_TORCH_MULTI = Spread(0.3, 0.6, 0.9)
+# ROCm holds more outside torch (the HIP runtime, hipBLASLt's workspaces): 0.34 and 0.44 GiB on
+# one Radeon PRO W7900 in 0.6.4 (llmtracker); 6.07 GiB was logged on an MI300X at 4096
+# sequences with 20 scheduler steps, an outlier the range leaves out.
+_NON_TORCH_ROCM_TP1 = Spread(0.2, 0.4, 0.7)
+# CUDA graphs are profiled into the budget since vLLM 0.21 (`profile_cudagraph_memory`, logged
+# "Estimated CUDA graph memory"). Graphs are captured for batch sizes up to
+# min(2 x max_num_seqs x (1 + speculative tokens), 512) (config/vllm.py) and share one memory
+# pool, which grows with the largest: 0.14 GiB at max-num-seqs 2 (club-3090#1139, 0.27.1) and
+# 0.17 GiB (club-3090#127); llm-d measured -0.45 to +1.03 GiB after capture at 1024 sequences.
+CUDA_GRAPH_PROFILED_FROM = "0.21.0"
+_CUDA_GRAPH_BASE_GIB = 0.1
+_CUDA_GRAPH_LARGEST_GIB = 0.4  # added at a largest capture size of 512
+_CUDA_GRAPH_MAX_CAPTURE = 512
+_CUDA_GRAPH_SPREAD = (0.0, 2.0)  # llm-d's -0.45 GiB: capture can even free memory
+# What CUDA reports as a card's total varies by a tenth of a GiB around `device_total_gib`
+# (79.11 to 79.33 GiB for 80 GB A100/H100 cards).
+DEVICE_TOTAL_SPREAD_GIB = 0.12
+
+
+def _forward_peak_gib(model: ModelFacts, settings: Settings, tokens: int) -> float:
+    dense = model.dense_intermediate_size or model.intermediate_size or 0
+    routed = (model.experts_per_token or 0) * (model.moe_intermediate_size or 0)
+    width = max(dense if not model.is_moe else 0, routed) / settings.tensor_parallel_size
+    if model.is_encoder:  # BERT-style MLPs have two matrices, not three (no gate)
+        width = (model.intermediate_size or 0) / settings.tensor_parallel_size
+    return tokens * _FORWARD_WIDTHS * width * 2 / GIB
+
+
+def sampler_copies(version: str | None) -> Spread:
+    """Logits-sized float32 copies the sampler warm-up holds at its peak, in this release (no
+    release: the sort-based sampler of releases before 0.17)."""
+    if version is None or not version_at_least(version, _TRITON_SAMPLER_FROM):
+        since, until = _FLASHINFER_OPTIONAL
+        if version and version_at_least(version, since) and not version_at_least(version, until):
+            return Spread(_FUSED_COPIES.low, _SORT_COPIES.central, _SORT_COPIES.high)
+        return _SORT_COPIES
+    return _FUSED_COPIES
+
+
+def sampler_peak(model: ModelFacts, settings: Settings, version: str | None = None) -> Spread:
+    """The sampler's share of the profiling peak (GiB): max_num_seqs x vocab x 4 B x the copies
+    of `sampler_copies`, plus Triton's cached buffer from 0.17; none for a pooling model."""
+    if is_pooling(model, settings):
+        return Spread(0.0, 0.0, 0.0)
+    logits = settings.max_num_seqs * (model.vocab_size or 0) * 4 / GIB
+    peak = sampler_copies(version).scaled(logits)
+    if version and version_at_least(version, _TRITON_SAMPLER_FROM):
+        rows = min(settings.max_num_seqs, _TRITON_BUFFER_ROWS) / settings.max_num_seqs
+        buffer = rows * logits
+        return Spread(peak.low, peak.central + buffer, peak.high + buffer)
+    return peak
+
+
+def sampler_peak_gib(model: ModelFacts, settings: Settings, version: str | None = None) -> float:
+    """The central value of `sampler_peak`."""
+    return sampler_peak(model, settings, version).central
+
+
+def cuda_graph_capture_max(settings: Settings) -> int:
+    """The largest batch vLLM captures a CUDA graph for (0.11+: min(2 x max_num_seqs, 512))."""
+    return min(2 * settings.max_num_seqs, _CUDA_GRAPH_MAX_CAPTURE)
+
+
+def cuda_graph_gib(settings: Settings, version: str | None) -> Spread:
+    """CUDA graph memory counted against the budget: none before 0.21 (captured after the KV
+    cache is sized) or with --enforce-eager; else a base plus a part growing with the largest
+    capture size."""
+    if settings.enforce_eager or not version:
+        return Spread(0.0, 0.0, 0.0)
+    if not version_at_least(version, CUDA_GRAPH_PROFILED_FROM):
+        return Spread(0.0, 0.0, 0.0)
+    share = cuda_graph_capture_max(settings) / _CUDA_GRAPH_MAX_CAPTURE
+    central = _CUDA_GRAPH_BASE_GIB + _CUDA_GRAPH_LARGEST_GIB * share
+    low, high = _CUDA_GRAPH_SPREAD
+    return Spread(central * low, central, central * high)
+
+
+def non_torch_gib(settings: Settings, platform: str = "cuda") -> Spread:
+    """Memory outside torch's allocator (CUDA/HIP context, cuBLAS/hipBLASLt, NCCL buffers)."""
+    if settings.world_size > 1:
+        return _NON_TORCH_MULTI
+    return _NON_TORCH_ROCM_TP1 if platform == "rocm" else _NON_TORCH_TP1
+
+
+def reserve_terms(
+    model: ModelFacts, settings: Settings, version: str | None = None, platform: str = "cuda"
+) -> dict[str, Spread]:
+    """The memory vLLM's profiler keeps out of the KV cache besides the weights, per GPU, term
+    by term: `activation` (the larger of the forward pass at max_num_batched_tokens and the
+    sampler warm-up at max_num_seqs), `non_torch` and `cuda_graphs`."""
+    tokens = settings.max_num_batched_tokens or max(settings.max_model_len or 0, 2048)
+    forward = _forward_peak_gib(model, settings, tokens)
+    low, high = _FORWARD_SPREAD
+    sampler = sampler_peak(model, settings, version)
+    activation = Spread(
+        max(forward * low, sampler.low),
+        max(forward, sampler.central),
+        max(forward * high, sampler.high),
+    )
+    non_torch = non_torch_gib(settings, platform)
+    graphs = cuda_graph_gib(settings, version)
+    return {"activation": activation, "non_torch": non_torch, "cuda_graphs": graphs}
+
+
+def reserve_gib(model: ModelFacts, settings: Settings, version: str | None = None) -> float:
+    """The central reserve per GPU: the sum of `reserve_terms`."""
+    return sum(term.central for term in reserve_terms(model, settings, version).values())
+
+
+# What ROCm's hipMemGetInfo reports as a card's total, as vLLM logged it (`total_gpu_memory`):
+# an Instinct card nearly all of its HBM (MI300X: 191.98 GiB of 192), a Radeon PRO W7900 much
+# less than its 48 GB (44.98 GiB in 0.4.1 and in 0.6.4; llmtracker's MI300X and W7900 pages).
+_ROCM_REPORTED_GIB = {"MI300X": 191.98, "Radeon-PRO-W7900": 44.98}
+_ROCM_HELD_BACK_GIB = 0.02
+
+
+def device_total_gib(nominal_gib: float, gpu: GpuSpec | None = None) -> float:
+    """The memory the driver reports for a card (what gpu_memory_utilization multiplies): a
+    little under its nominal size. CUDA, fitted on vLLM's logged `total_gpu_memory`: 79.11 to
+    79.33 GiB for 80 GB A100/H100 cards, 23.58 GiB for an RTX 3090 (vllm#10517); ROCm: the
+    figure logged for the card, else the nominal size less 20 MiB (`_ROCM_REPORTED_GIB`)."""
+    if gpu is not None and gpu.platform == "rocm":
+        return _ROCM_REPORTED_GIB.get(gpu.name, nominal_gib - _ROCM_HELD_BACK_GIB)
+    return nominal_gib * (1 - 0.0047) - 0.42
+
+
+def is_multimodal(model: ModelFacts) -> bool:
+    """Vision-language checkpoints: vLLM also profiles their encoder, which the text-only
+    arithmetic here leaves out."""
+    arch = model.architecture or ""
+    return arch.endswith("ForConditionalGeneration") or arch == "InternVLChatModel"
+
+
+def is_pooling(model: ModelFacts, settings: Settings) -> bool:
+    """Served with a pooler: an embedding, reranking or classification architecture, or any
+    model run with `--runner pooling` / `--task embed|score|classify`."""
+    return model.is_pooling or settings.pooling

@@ -1,0 +1,180 @@
+"""The weights vLLM holds in GPU memory: parameters counted from the architecture, and the bits
+each quantization method stores per weight as its kernels keep them."""
+
+from __future__ import annotations
+
+from servetune.review.model import ModelFacts, QuantFacts
+from servetune.review.settings import DTYPE_BYTES, Settings
+
+# Bits per stored weight of one quantized linear layer, for group quantization (AWQ/GPTQ):
+# b bits per weight, plus a 16-bit scale and a b-bit zero point per group of G weights.
+_ONLINE_8BIT = ("fp8", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "mxfp8", "int8")
+_MXFP4_BITS = 4.25  # 4-bit values plus one 8-bit shared exponent per 32
+_NVFP4_BITS = 4.5  # 4-bit values plus one FP8 scale per 16
+_BNB_4BIT_BITS = 4.5  # 4-bit values plus one float32 absmax per 64
+_BNB_DOUBLE_QUANT_BITS = 4.127  # absmax in 8 bits per 64, a float32 per 256 of those
+_AWQ_METHODS = ("awq", "awq_marlin", "auto_awq")
+_GROUP_METHODS = (*_AWQ_METHODS, "gptq", "gptq_marlin", "auto_gptq", "auto-round", "auto_round")
+
+
+def _attention_params(m: ModelFacts) -> int:
+    hidden, heads = m.hidden_size or 0, m.num_attention_heads or 0
+    if m.is_mla:
+        rope, nope = m.qk_rope_head_dim or 0, m.qk_nope_head_dim or 0
+        v_dim, kv_rank = m.v_head_dim or 0, m.kv_lora_rank or 0
+        q_dim = heads * (nope + rope)
+        q = hidden * m.q_lora_rank + m.q_lora_rank * q_dim if m.q_lora_rank else hidden * q_dim
+        kv = hidden * (kv_rank + rope) + kv_rank * heads * (nope + v_dim)
+        return q + kv + heads * v_dim * hidden
+    head_dim, kv_heads = m.head_dim or 0, m.num_kv_heads or heads
+    q_heads = 2 * heads if m.attn_output_gate else heads  # the gate doubles q_proj
+    return hidden * head_dim * (q_heads + 2 * kv_heads) + heads * head_dim * hidden
+
+
+def _linear_attention_params(m: ModelFacts) -> int:
+    """One Gated DeltaNet layer: in_proj_qkv and in_proj_z (hidden -> conv and value widths),
+    in_proj_a and in_proj_b (hidden -> one value per value head), out_proj, the conv1d."""
+    lin, hidden = m.linear, m.hidden_size or 0
+    if lin is None or not m.is_hybrid:
+        return 0
+    value_dim = lin.value_heads * lin.value_head_dim
+    projections = hidden * (lin.conv_dim + value_dim + 2 * lin.value_heads) + value_dim * hidden
+    return projections + lin.conv_dim * lin.conv_kernel
+
+
+def _mlp_params(m: ModelFacts) -> tuple[int, int]:
+    """(dense MLP params, expert MLP params) over all layers; gated MLPs have 3 matrices."""
+    hidden, layers = m.hidden_size or 0, m.num_layers or 0
+    inter = m.intermediate_size or 0
+    if not m.is_moe:
+        return layers * 3 * hidden * inter, 0
+    expert_inter = m.moe_intermediate_size or inter
+    moe_layers = layers - m.num_dense_layers
+    dense = m.num_dense_layers * 3 * hidden * (m.dense_intermediate_size or inter)
+    experts = moe_layers * (m.num_experts or 0) * 3 * hidden * expert_inter
+    shared = moe_layers * (
+        m.num_shared_experts * 3 * hidden * expert_inter + hidden * (m.num_experts or 0)
+    )
+    return dense + shared, experts
+
+
+def expert_params(model: ModelFacts) -> int:
+    """Parameters in routed experts (all MoE layers); 0 for a dense model. `plan` reads only
+    the experts a step's tokens are routed to."""
+    return _mlp_params(model)[1]
+
+
+def _group_bits(quant: QuantFacts) -> float | None:
+    """Group quantization (AWQ, GPTQ, compressed-tensors WnA16): b bits per weight plus a
+    16-bit scale per group of G, and a b-bit zero point per group where the weights are
+    asymmetric (AWQ always; GPTQ and compressed-tensors when `sym` is false). None for other
+    methods."""
+    method, group = quant.method, quant.group_size
+    if method not in _GROUP_METHODS and not (method == "compressed-tensors" and group):
+        return None
+    b = quant.bits or 4
+    if not group or group <= 0:
+        return float(b)
+    zero = 0 if quant.symmetric and method not in _AWQ_METHODS else b
+    return b + (16 + zero) / group
+
+
+def _quant_bits(quant: QuantFacts) -> float:
+    """Average bits per stored weight of one quantized linear layer. bitsandbytes 4-bit keeps
+    one float32 absmax per block of 64 (4.5 bits; 4.127 with double quantization)."""
+    method, bits = quant.method, quant.bits
+    grouped = _group_bits(quant)
+    nvfp4 = (method in ("modelopt", "modelopt_fp4") and bits == 4) or quant.scheme == "NVFP4"
+    bnb = _BNB_DOUBLE_QUANT_BITS if quant.double_quant else _BNB_4BIT_BITS
+    if grouped is not None:
+        return grouped
+    if method == "mxfp4" or nvfp4:
+        return _MXFP4_BITS if method == "mxfp4" else _NVFP4_BITS
+    if method == "gguf":  # k-quants: b-bit values plus per-block scales, about half a bit
+        return (bits or 4) + 0.5
+    if method == "bitsandbytes" and (bits or 4) == 4:
+        return bnb
+    if method in _ONLINE_8BIT or method.startswith("fp8"):
+        return 8.0
+    return float(bits) if bits else 16.0
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def mxfp4_padding(model: ModelFacts, settings: Settings) -> float:
+    """How much larger MXFP4 experts are in GPU memory than in the checkpoint.
+
+    vLLM's MXFP4 MoE kernels (Marlin, Triton) want each rank's expert width rounded up to 128
+    and the hidden size to 256: gpt-oss's 2880 becomes 2944 x 3072, +9%. Measured on one H100:
+    65.97 GiB (0.10.1, Marlin) and 64.38 GiB (0.14.1, Triton) for gpt-oss-120b against
+    60.7 GiB of checkpoint (vllm#23278, vllm#33155)."""
+    hidden = model.hidden_size or 0
+    inter = model.moe_intermediate_size or model.intermediate_size or 0
+    if not hidden or not inter:
+        return 1.0
+    per_rank = max(1, inter // settings.tensor_parallel_size)
+    padded = _round_up(per_rank, 128) * settings.tensor_parallel_size
+    return padded * _round_up(hidden, 256) / (inter * hidden)
+
+
+def _experts_only(model: ModelFacts, quant: QuantFacts) -> bool:
+    """MXFP4 in a mixture of experts (gpt-oss) quantizes the experts alone; a dense MXFP4
+    checkpoint (AMD's Quark releases of Llama) quantizes every linear layer."""
+    return quant.method == "mxfp4" and model.is_moe
+
+
+def _attention_unquantized(model: ModelFacts, quant: QuantFacts) -> bool:
+    """Checkpoints that quantize only the MLPs: MXFP4 experts and Meta's own FP8 releases
+    (fbgemm_fp8, attention listed in modules_to_not_convert)."""
+    if _experts_only(model, quant) or quant.method == "fbgemm_fp8":
+        return True
+    return any("attn" in module for module in quant.excluded_modules)
+
+
+def weight_bytes(model: ModelFacts, settings: Settings) -> tuple[int, int]:
+    """(total weight bytes in GPU memory, parameter count). Embeddings and lm_head stay in the
+    compute dtype for every quantization method vLLM ships; MXFP4 (gpt-oss) quantizes only the
+    experts, which the kernels pad (`mxfp4_padding`)."""
+    dense_bits = 8.0 * DTYPE_BYTES.get(settings.dtype or "bfloat16", 2)
+    embed = (model.vocab_size or 0) * (model.hidden_size or 0)
+    vocab_params = embed if model.tie_word_embeddings else 2 * embed
+    attention = model.attention_layers * _attention_params(model)
+    attention += model.linear_layers * _linear_attention_params(model)
+    mlp, experts = _mlp_params(model)
+    params = vocab_params + attention + mlp + experts
+    quant = model.quantization
+    if quant is not None:
+        bits = _quant_bits(quant)
+        linear_bits = dense_bits if _experts_only(model, quant) else bits
+        expert_bits = bits * (mxfp4_padding(model, settings) if quant.method == "mxfp4" else 1.0)
+        attention_bits = dense_bits if _attention_unquantized(model, quant) else linear_bits
+        total_bits = (
+            vocab_params * dense_bits
+            + attention * attention_bits
+            + mlp * linear_bits
+            + experts * expert_bits
+        )
+    elif settings.quantization in _ONLINE_8BIT:
+        total_bits = vocab_params * dense_bits + (attention + mlp + experts) * 8.0
+    else:
+        total_bits = params * dense_bits
+    body = params - vocab_params
+    if body > 0:
+        total_bits += _mtp_params(model, settings) * (total_bits - vocab_params * dense_bits) / body
+    return int(total_bits / 8), params
+
+
+def _mtp_params(model: ModelFacts, settings: Settings) -> int:
+    """Parameters vLLM loads for an `mtp` drafter: per MTP layer one full-attention layer, one
+    layer's MLP or experts, and the projection joining embedding and hidden state (2h x h); kept
+    at the body's average bits (the checkpoints quantize them with it)."""
+    drafter = settings.speculative_method or ""
+    layers = model.num_layers or 0
+    if "mtp" not in drafter or not model.mtp_layers or not layers:
+        return 0
+    mlp, experts = _mlp_params(model)
+    hidden = model.hidden_size or 0
+    per_layer = _attention_params(model) + (mlp + experts) // layers + 2 * hidden * hidden
+    return model.mtp_layers * per_layer
