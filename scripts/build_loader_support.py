@@ -29,9 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "src" / "servetune" / "data" / "vllm_loader_support.json"
 _VERSION = re.compile(r"vllm-(\d+\.\d+(?:\.\d+)*(?:\.post\d+)?)\.tar\.gz$")
-_WANTED = re.compile(
-    r"^[^/]+/vllm/(model_executor/model_loader/[\w/]+\.py|engine/arg_utils\.py)$"
-)
+_WANTED = re.compile(r"^[^/]+/vllm/(model_executor/model_loader/[\w/]+\.py|engine/arg_utils\.py)$")
 
 
 def _key(version: str) -> tuple[int, ...]:

@@ -487,9 +487,7 @@ TEXTS: dict[str, str] = {
         "改用 `--dtype {allowed}`（或拿掉 `--dtype`，讓 vLLM 自己選）；不支援這個 dtype 的 GPU "
         "跑不了這個檢查點的量化方法。"
     ),
-    "arch-unsupported-in-release.title": (
-        "vLLM {version} 沒有 {architecture}：{since} 才加入"
-    ),
+    "arch-unsupported-in-release.title": ("vLLM {version} 沒有 {architecture}：{since} 才加入"),
     "arch-unsupported-in-release.why": (
         "這個版本的模型登錄表（model registry）沒有 {architecture}，所以 vLLM 啟動時會停下來："
         "「Model architectures ['{architecture}'] are not supported for now」。第一個登錄它的"
@@ -538,9 +536,7 @@ TEXTS: dict[str, str] = {
         "改用管線平行：`--tensor-parallel-size 1 --pipeline-parallel-size {pp_all}`，"
         "或用張量平行跑未量化的檢查點。"
     ),
-    "bnb-load-format-missing.title": (
-        "vLLM {version} 會用錯的載入器讀這個 bitsandbytes 檢查點"
-    ),
+    "bnb-load-format-missing.title": ("vLLM {version} 會用錯的載入器讀這個 bitsandbytes 檢查點"),
     "bnb-load-format-missing.why": (
         "{since} 以前的 vLLM 不會依檢查點自動選用 bitsandbytes 載入器：預設載入器遇到它"
         "不認得的量化狀態張量，會以 `KeyError: '...weight.absmax'` 停下來。"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from servetune.review.model import ModelFacts
-from servetune.review.rules.base import Context, Edit, Fact, Hit, rule
+from servetune.review.rules.base import Context, Edit, Fact, Hit, Severity, rule
 from servetune.vllm.flags import known_versions, version_at_least
 from servetune.vllm.model_support import (
     bnb_fact,
@@ -42,7 +42,9 @@ def arch_unsupported_in_release(ctx: Context) -> Iterator[Hit]:
         "since": found.first if later else found.last,
     }
     fallback = transformers_fallback_since()
-    severity = "warning" if fallback and version_at_least(version, fallback) else None
+    severity: Severity | None = None
+    if fallback and version_at_least(version, fallback):
+        severity = "warning"
     yield Hit(facts, None if later else "removed", by_release=True, severity=severity)
 
 
@@ -70,8 +72,10 @@ def gguf_arch_unsupported(ctx: Context) -> Iterator[Hit]:
 
 
 def _prequantized_bnb(model: ModelFacts | None) -> bool:
-    return model is not None and model.quantization is not None and (
-        model.quantization.method == "bitsandbytes"
+    return (
+        model is not None
+        and model.quantization is not None
+        and (model.quantization.method == "bitsandbytes")
     )
 
 
