@@ -45,6 +45,7 @@ FAILED_STARTS = [
     ("gh33229-docker-minimax-m25-gguf", "gguf-arch-unsupported"),
     ("vllm-pr14766-gemma3-27b-gguf-v081", "gguf-arch-unsupported"),
     ("unsloth-1380-qwq-bnb-no-load-format", "bnb-load-format-missing"),
+    ("vllm-17581-qwen3-30b-a3b-fp8-2x3090", "quant-unsupported-gpu"),
 ]
 
 

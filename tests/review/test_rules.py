@@ -93,6 +93,7 @@ CASES: list[tuple[str, str, str | None, str | None]] = [
         None,
     ),
     ("quant-unsupported-gpu", "vllm serve Qwen/Qwen3-8B-FP8", "1xT4", "0.11.0"),
+    ("quant-unsupported-gpu", "vllm serve Qwen/Qwen3-30B-A3B-FP8", "1xA100-80GB", "0.8.5"),
     ("fp8-weight-only", "vllm serve Qwen/Qwen3-8B-FP8", "1xA100-80GB", None),
     # Qwen2.5-VL-72B's intermediate_size 29568 / 2 = 14784, not whole groups of 128 (vllm#13640)
     ("quant-tp-shape", "vllm serve Qwen/Qwen2.5-VL-72B-Instruct-AWQ -tp 2", "2xA100-80GB", None),
@@ -227,6 +228,7 @@ NEAR_MISSES: list[tuple[str, str, str | None, str | None]] = [
     ("quant-method-mismatch", f"{Q7}-AWQ --quantization awq_marlin", "1xA100-80GB", None),
     ("quant-unsupported-gpu", f"{Q7}-AWQ", "1xT4", None),
     ("quant-unsupported-gpu", "vllm serve Qwen/Qwen3-8B-FP8", "1xT4", "0.20.2"),
+    ("quant-unsupported-gpu", "vllm serve Qwen/Qwen3-30B-A3B-FP8", "1xA100-80GB", "0.9.0"),
     ("fp8-weight-only", "vllm serve Qwen/Qwen3-8B-FP8", "1xH100", None),
     ("fp8-weight-only", "vllm serve Qwen/Qwen3-8B-FP8", "1xL4", None),
     ("quant-slow-kernel", f"{Q7}-AWQ --quantization awq", "1xA100-80GB", "0.27.1"),

@@ -387,6 +387,18 @@ TEXTS: dict[str, str] = {
         "{needed} in vLLM {version}. Which quantized checkpoint of this model can I serve "
         "instead?"
     ),
+    "quant-unsupported-gpu:moe.title": (
+        "vLLM {version} cannot run this FP8 MoE model on {gpu} (capability {have}; {since} can)"
+    ),
+    "quant-unsupported-gpu:moe.why": (
+        "Below capability {needed} FP8 has no native kernels. vLLM {version} runs FP8 linear "
+        "layers weight-only (Marlin), but not the MoE experts: the Triton fused-MoE kernel "
+        "stops with 'type fp8e4nv not supported in this architecture'. The weight-only "
+        "Marlin path for FP8 experts arrived in {since}."
+    ),
+    "quant-unsupported-gpu:moe.fix": (
+        "Upgrade vLLM to {since} or newer, or serve an AWQ/GPTQ checkpoint of this model."
+    ),
     "kv-cache-dtype-unsupported-gpu.title": (
         "--kv-cache-dtype {kv_dtype} is not supported on {gpu} (capability {have}) in vLLM "
         "{version}"

@@ -360,6 +360,18 @@ TEXTS: dict[str, str] = {
         "我的 GPU 是 {machine}（運算能力 {have}）；{method} 的 checkpoint 在 vLLM {version} "
         "需要 {needed}。這個模型還有哪個量化版本可以用？"
     ),
+    "quant-unsupported-gpu:moe.title": (
+        "vLLM {version} 無法在 {gpu}（運算能力 {have}）上跑這個 FP8 MoE 模型（{since} 起可以）"
+    ),
+    "quant-unsupported-gpu:moe.why": (
+        "運算能力低於 {needed} 的 GPU 沒有原生 FP8 核心。vLLM {version} 會把 FP8 的線性層"
+        "改用只量化權重的 Marlin 來跑，但 MoE 專家層不行：Triton 的 fused-MoE 核心會以"
+        "「type fp8e4nv not supported in this architecture」停下來。FP8 專家層的 Marlin "
+        "路徑在 {since} 才加入。"
+    ),
+    "quant-unsupported-gpu:moe.fix": (
+        "把 vLLM 升級到 {since} 以上，或改用這個模型的 AWQ/GPTQ 檢查點。"
+    ),
     "kv-cache-dtype-unsupported-gpu.title": (
         "vLLM {version} 在 {gpu}（運算能力 {have}）上不支援 --kv-cache-dtype {kv_dtype}"
     ),

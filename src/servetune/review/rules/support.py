@@ -27,7 +27,8 @@ def arch_unsupported_in_release(ctx: Context) -> Iterator[Hit]:
     """An architecture the release's model registry lacks: vLLM stops at startup ("Model
     architectures ['MiniCPMV'] are not supported for now"). From the release that brought the
     Transformers backend on, vLLM tries that instead, which runs only where the installed
-    transformers implements the model: a warning there."""
+    transformers implements the model: a warning there, and for an architecture inferred from
+    the model's name."""
     model, version = ctx.model, ctx.command.version
     # The oldest flag table also stands in for any older version string, a source build's
     # `0.1.dev1+g6997a25ac` among them, whose registry it does not tell.
@@ -42,8 +43,10 @@ def arch_unsupported_in_release(ctx: Context) -> Iterator[Hit]:
         "since": found.first if later else found.last,
     }
     fallback = transformers_fallback_since()
+    # A name's inferred architecture may not be the checkpoint's own (a text-only export of a
+    # multimodal model): a warning, as where the Transformers backend may still run it.
     severity: Severity | None = None
-    if fallback and version_at_least(version, fallback):
+    if model.source == "inferred" or (fallback and version_at_least(version, fallback)):
         severity = "warning"
     yield Hit(facts, None if later else "removed", by_release=True, severity=severity)
 
