@@ -226,6 +226,7 @@ NEAR_MISSES: list[tuple[str, str, str | None, str | None]] = [
     ("quant-on-unquantized", f"{Q7} --quantization fp8", "1xH100", None),
     ("quant-on-unquantized", f"{Q7}-AWQ --quantization awq", "1xA100-80GB", None),
     ("quant-method-mismatch", f"{Q7}-AWQ --quantization awq_marlin", "1xA100-80GB", None),
+    ("quant-method-mismatch", f"{Q7}-AWQ --quantization moe_wna16", "1xA100-80GB", None),
     ("quant-unsupported-gpu", f"{Q7}-AWQ", "1xT4", None),
     ("quant-unsupported-gpu", "vllm serve Qwen/Qwen3-8B-FP8", "1xT4", "0.20.2"),
     ("quant-unsupported-gpu", "vllm serve Qwen/Qwen3-30B-A3B-FP8", "1xA100-80GB", "0.9.0"),

@@ -143,6 +143,10 @@ def quant_method_mismatch(ctx: Context) -> Iterator[Hit]:
         return
     if method_family(method) == method_family(quant.method) or method == "marlin":
         return
+    # moe_wna16 reads AWQ and GPTQ checkpoints (`MoeWNA16Config.override_quantization_method`
+    # takes the flag over their quant_method; "moe_wna16 only support gptq and awq").
+    if method == "moe_wna16" and method_family(quant.method) in {"awq", "gptq"}:
+        return
     yield Hit(_quant_facts(ctx), None, (Edit("--quantization", None),))
 
 
