@@ -42,6 +42,10 @@ FAILED_STARTS = [
     ("gh16231-maverick-tp8-pp2-16xh100", "pp-unsupported-model"),
     ("gfx906-59-4xmi50-gptoss120b-fp16", "quant-dtype-unsupported"),
     ("gh19448-kv-transfer-dynamo-nixl", "invalid-value"),
+    ("gh33229-docker-minimax-m25-gguf", "gguf-arch-unsupported"),
+    ("vllm-pr14766-gemma3-27b-gguf-v081", "gguf-arch-unsupported"),
+    ("unsloth-1380-qwq-bnb-no-load-format", "bnb-load-format-missing"),
+    ("vllm-17581-qwen3-30b-a3b-fp8-2x3090", "quant-unsupported-gpu"),
 ]
 
 
@@ -61,3 +65,9 @@ RAN = [
 def test_pasted_command_reads_whole(record_id: str) -> None:
     parse_errors = {"unknown-flag", "missing-value", "invalid-value", "flag-without-dashes"}
     assert not parse_errors & {f.rule for f in review(record_id).errors}
+
+
+def test_source_build_draws_no_registry_error() -> None:
+    """`0.1.dev1+g6997a25ac`: a source build's version says nothing of its model registry."""
+    errors = {f.rule for f in review("strixhalo-pr5-qwen3-4b-fp16").errors}
+    assert "arch-unsupported-in-release" not in errors

@@ -18,6 +18,10 @@ def rule_ids(command: str, gpus: str | None = None, version: str | None = "0.33.
 
 
 Q7 = "vllm serve Qwen/Qwen2.5-7B-Instruct"
+GEMMA3_GGUF = "vllm serve /models/gemma-3-27b-it-Q4_K_M.gguf"
+LLAMA_GGUF = "vllm serve /models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf"
+QWQ_BNB = "vllm serve unsloth/QwQ-32B-Preview-unsloth-bnb-4bit"
+BNB_FLAGS = "--quantization bitsandbytes --load-format bitsandbytes"
 CASES: list[tuple[str, str, str | None, str | None]] = [
     # (rule, command, gpus, vllm version)
     ("dash-typo", f"{Q7} \u2013max-model-len 4096", "1xA100-80GB", None),
@@ -48,6 +52,13 @@ CASES: list[tuple[str, str, str | None, str | None]] = [
         None,
     ),
     ("quant-dtype-unsupported", f"{Q7}-AWQ --quantization awq --dtype bfloat16", "1xA10", "0.11.0"),
+    ("arch-unsupported-in-release", "vllm serve google/gemma-3-27b-it", "1xA100-80GB", "0.7.0"),
+    ("arch-unsupported-in-release", "vllm serve Qwen/Qwen3-8B", "1xA100-80GB", "0.8.0"),
+    ("gguf-arch-unsupported", f"{GEMMA3_GGUF} --tokenizer google/gemma-3-27b-it", None, "0.10.0"),
+    ("gguf-arch-unsupported", LLAMA_GGUF, "1xA100-80GB", "0.5.4"),
+    ("bnb-prequant-tp-unsupported", f"{QWQ_BNB} -tp 2", "2xA100-80GB", "0.8.5"),
+    ("bnb-load-format-missing", QWQ_BNB, "1xA100-80GB", "0.6.4"),
+    ("bnb-load-format-missing", f"{QWQ_BNB} --dtype half", "1xA100-80GB", "0.8.2"),
     ("flag-without-dashes", f"{Q7} trust_remote_code=True", "1xA100-80GB", None),
     ("flag-without-dashes", f"{Q7} max-model-len=4096", "1xA100-80GB", None),
     (
@@ -82,6 +93,7 @@ CASES: list[tuple[str, str, str | None, str | None]] = [
         None,
     ),
     ("quant-unsupported-gpu", "vllm serve Qwen/Qwen3-8B-FP8", "1xT4", "0.11.0"),
+    ("quant-unsupported-gpu", "vllm serve Qwen/Qwen3-30B-A3B-FP8", "1xA100-80GB", "0.8.5"),
     ("fp8-weight-only", "vllm serve Qwen/Qwen3-8B-FP8", "1xA100-80GB", None),
     # Qwen2.5-VL-72B's intermediate_size 29568 / 2 = 14784, not whole groups of 128 (vllm#13640)
     ("quant-tp-shape", "vllm serve Qwen/Qwen2.5-VL-72B-Instruct-AWQ -tp 2", "2xA100-80GB", None),
@@ -167,6 +179,15 @@ NEAR_MISSES: list[tuple[str, str, str | None, str | None]] = [
     ("pp-unsupported-model", f"{Q7} -pp 2", "2xA100-80GB", None),
     ("quant-dtype-unsupported", "vllm serve openai/gpt-oss-20b --dtype bfloat16", "1xH100", None),
     ("quant-dtype-unsupported", f"{Q7}-AWQ --dtype bfloat16", "1xA10", "0.11.0"),
+    ("arch-unsupported-in-release", "vllm serve google/gemma-3-27b-it", "1xA100-80GB", "0.8.0"),
+    ("arch-unsupported-in-release", "vllm serve Qwen/Qwen3-8B", "1xA100-80GB", "0.1.dev1+g6997a25"),
+    ("gguf-arch-unsupported", f"{GEMMA3_GGUF} --tokenizer google/gemma-3-27b-it", None, "0.11.1"),
+    ("gguf-arch-unsupported", LLAMA_GGUF, "1xA100-80GB", "0.5.5"),
+    ("bnb-prequant-tp-unsupported", f"{QWQ_BNB} -pp 2", "2xA100-80GB", "0.8.5"),
+    ("bnb-prequant-tp-unsupported", f"{QWQ_BNB} -tp 2", "2xA100-80GB", "0.6.1"),
+    ("bnb-load-format-missing", f"{QWQ_BNB} {BNB_FLAGS}", "1xA100-80GB", "0.6.4"),
+    ("bnb-load-format-missing", f"{QWQ_BNB} --quantization bitsandbytes", "1xA100-80GB", "0.8.3"),
+    ("bnb-load-format-missing", QWQ_BNB, "1xA100-80GB", "0.8.4"),
     ("flag-without-dashes", f"{Q7} --trust-remote-code", "1xA100-80GB", None),
     ("flag-without-dashes", f"{Q7} --max-model-len 4096 image=1", "1xA100-80GB", None),
     (
@@ -205,8 +226,10 @@ NEAR_MISSES: list[tuple[str, str, str | None, str | None]] = [
     ("quant-on-unquantized", f"{Q7} --quantization fp8", "1xH100", None),
     ("quant-on-unquantized", f"{Q7}-AWQ --quantization awq", "1xA100-80GB", None),
     ("quant-method-mismatch", f"{Q7}-AWQ --quantization awq_marlin", "1xA100-80GB", None),
+    ("quant-method-mismatch", f"{Q7}-AWQ --quantization moe_wna16", "1xA100-80GB", None),
     ("quant-unsupported-gpu", f"{Q7}-AWQ", "1xT4", None),
     ("quant-unsupported-gpu", "vllm serve Qwen/Qwen3-8B-FP8", "1xT4", "0.20.2"),
+    ("quant-unsupported-gpu", "vllm serve Qwen/Qwen3-30B-A3B-FP8", "1xA100-80GB", "0.9.0"),
     ("fp8-weight-only", "vllm serve Qwen/Qwen3-8B-FP8", "1xH100", None),
     ("fp8-weight-only", "vllm serve Qwen/Qwen3-8B-FP8", "1xL4", None),
     ("quant-slow-kernel", f"{Q7}-AWQ --quantization awq", "1xA100-80GB", "0.27.1"),
@@ -371,3 +394,18 @@ def test_a_judgement_by_release_is_a_warning_when_the_release_is_assumed() -> No
     assert not assumed.command.release_known and named.command.release_known
     assert [f.severity for f in assumed.findings if f.rule == "removed-flag"] == ["warning"]
     assert [f.severity for f in named.findings if f.rule == "removed-flag"] == ["error"]
+
+
+def test_release_unknown_bnb_checkpoint_warns_for_older_releases() -> None:
+    """The newest picks the bitsandbytes loader itself; releases still run (0.8.0-0.8.3) do not."""
+    found = {f.rule: f.severity for f in review(QWQ_BNB, "1xA100-80GB", None).findings}
+    assert found.get("bnb-load-format-missing") == "warning"
+    named = {f.rule for f in review(f"{QWQ_BNB} {BNB_FLAGS}", "1xA100-80GB", None).findings}
+    assert "bnb-load-format-missing" not in named
+
+
+def test_release_unknown_registry_error_is_a_warning() -> None:
+    gemma = review("vllm serve google/gemma-3-27b-it", "1xA100-80GB", "0.7.0").findings
+    assert {f.rule: f.severity for f in gemma}["arch-unsupported-in-release"] == "error"
+    qwen3 = review("vllm serve Qwen/Qwen3-8B", "1xA100-80GB", "0.8.0").findings
+    assert {f.rule: f.severity for f in qwen3}["arch-unsupported-in-release"] == "warning"

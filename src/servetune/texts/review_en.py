@@ -387,6 +387,18 @@ TEXTS: dict[str, str] = {
         "{needed} in vLLM {version}. Which quantized checkpoint of this model can I serve "
         "instead?"
     ),
+    "quant-unsupported-gpu:moe.title": (
+        "vLLM {version} cannot run this FP8 MoE model on {gpu} (capability {have}; {since} can)"
+    ),
+    "quant-unsupported-gpu:moe.why": (
+        "Below capability {needed} FP8 has no native kernels. vLLM {version} runs FP8 linear "
+        "layers weight-only (Marlin), but not the MoE experts: the Triton fused-MoE kernel "
+        "stops with 'type fp8e4nv not supported in this architecture'. The weight-only "
+        "Marlin path for FP8 experts arrived in {since}."
+    ),
+    "quant-unsupported-gpu:moe.fix": (
+        "Upgrade vLLM to {since} or newer, or serve an AWQ/GPTQ checkpoint of this model."
+    ),
     "kv-cache-dtype-unsupported-gpu.title": (
         "--kv-cache-dtype {kv_dtype} is not supported on {gpu} (capability {have}) in vLLM "
         "{version}"
@@ -523,6 +535,84 @@ TEXTS: dict[str, str] = {
     "quant-dtype-unsupported.fix": (
         "Use `--dtype {allowed}` (or drop `--dtype` and let vLLM choose); a GPU without that "
         "dtype cannot run this checkpoint's method."
+    ),
+    "arch-unsupported-in-release.title": (
+        "vLLM {version} has no {architecture}: it arrived in {since}"
+    ),
+    "arch-unsupported-in-release.why": (
+        "The release's model registry does not name {architecture}, so vLLM stops at startup: "
+        "'Model architectures ['{architecture}'] are not supported for now'. The first release "
+        "whose registry has it is {since}. Releases with the Transformers backend try that "
+        "instead, which runs only where the installed transformers implements the model."
+    ),
+    "arch-unsupported-in-release.fix": "Upgrade vLLM to {since} or newer.",
+    "arch-unsupported-in-release:removed.title": (
+        "vLLM {version} no longer has {architecture} (the last release with it is {since})"
+    ),
+    "arch-unsupported-in-release:removed.why": (
+        "The release's model registry no longer names {architecture}, so vLLM stops at "
+        "startup: 'Model architectures ['{architecture}'] are not supported for now' (unless "
+        "the Transformers backend can run it). {since} is the last release that registers it."
+    ),
+    "arch-unsupported-in-release:removed.fix": "Run vLLM {since}, or a model vLLM still has.",
+    "gguf-arch-unsupported.title": (
+        "vLLM {version}'s GGUF loader cannot read a {model_type} checkpoint ({since} can)"
+    ),
+    "gguf-arch-unsupported.why": (
+        "GGUF names this model type differently from transformers, and the loader of this "
+        "release lacks the rename: loading stops with 'Unknown gguf model_type' (or "
+        "transformers' 'GGUF model with architecture ... is not supported yet'). The rename "
+        "arrived in {since}."
+    ),
+    "gguf-arch-unsupported.fix": (
+        "Upgrade vLLM to {since} or newer, or serve the original (safetensors) checkpoint or "
+        "an AWQ/GPTQ one of it."
+    ),
+    "gguf-arch-unsupported:no-loader.title": (
+        "vLLM {version} cannot load GGUF checkpoints ({since} can)"
+    ),
+    "gguf-arch-unsupported:no-loader.why": (
+        "The release has no GGUF loader: the file is not a checkpoint it can read. GGUF "
+        "support arrived in {since}."
+    ),
+    "gguf-arch-unsupported:no-loader.fix": (
+        "Upgrade vLLM to {since} or newer, or serve the original (safetensors) checkpoint."
+    ),
+    "bnb-prequant-tp-unsupported.title": (
+        "vLLM {version} cannot split a pre-quantized bitsandbytes checkpoint over TP {tp}"
+    ),
+    "bnb-prequant-tp-unsupported.why": (
+        "A pre-quantized bitsandbytes checkpoint keeps quant states that cannot be split "
+        "across GPUs, so the loader stops: 'Prequant BitsAndBytes models with tensor "
+        "parallelism is not supported. Please try with pipeline parallelism.'"
+    ),
+    "bnb-prequant-tp-unsupported.fix": (
+        "Use pipeline parallelism instead: `--tensor-parallel-size 1 "
+        "--pipeline-parallel-size {pp_all}`, or serve the unquantized checkpoint with TP."
+    ),
+    "bnb-load-format-missing.title": (
+        "vLLM {version} loads this bitsandbytes checkpoint with the wrong loader"
+    ),
+    "bnb-load-format-missing.why": (
+        "Before {since} vLLM does not pick its bitsandbytes loader from the checkpoint: the "
+        "default loader meets the quant-state tensors it does not expect and stops with "
+        "`KeyError: '...weight.absmax'`."
+    ),
+    "bnb-load-format-missing.fix": (
+        "Add `--quantization bitsandbytes --load-format bitsandbytes`, or upgrade vLLM to "
+        "{since} or newer."
+    ),
+    "bnb-load-format-missing:older.title": (
+        "vLLM before {since} loads this bitsandbytes checkpoint with the wrong loader"
+    ),
+    "bnb-load-format-missing:older.why": (
+        "The release is not known, so the newest is assumed. Releases before {since} do not "
+        "pick the bitsandbytes loader from the checkpoint: the default loader stops with "
+        "`KeyError: '...weight.absmax'`."
+    ),
+    "bnb-load-format-missing:older.fix": (
+        "Add `--quantization bitsandbytes --load-format bitsandbytes` (any release accepts "
+        "them), or pass `--vllm-version` to review for yours."
     ),
     "dtype-unsupported-gpu.title": "bfloat16 needs compute capability 8.0; {gpu} has {have}",
     "dtype-unsupported-gpu.why": (

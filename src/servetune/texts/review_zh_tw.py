@@ -360,6 +360,18 @@ TEXTS: dict[str, str] = {
         "我的 GPU 是 {machine}（運算能力 {have}）；{method} 的 checkpoint 在 vLLM {version} "
         "需要 {needed}。這個模型還有哪個量化版本可以用？"
     ),
+    "quant-unsupported-gpu:moe.title": (
+        "vLLM {version} 無法在 {gpu}（運算能力 {have}）上跑這個 FP8 MoE 模型（{since} 起可以）"
+    ),
+    "quant-unsupported-gpu:moe.why": (
+        "運算能力低於 {needed} 的 GPU 沒有原生 FP8 核心。vLLM {version} 會把 FP8 的線性層"
+        "改用只量化權重的 Marlin 來跑，但 MoE 專家層不行：Triton 的 fused-MoE 核心會以"
+        "「type fp8e4nv not supported in this architecture」停下來。FP8 專家層的 Marlin "
+        "路徑在 {since} 才加入。"
+    ),
+    "quant-unsupported-gpu:moe.fix": (
+        "把 vLLM 升級到 {since} 以上，或改用這個模型的 AWQ/GPTQ 檢查點。"
+    ),
     "kv-cache-dtype-unsupported-gpu.title": (
         "vLLM {version} 在 {gpu}（運算能力 {have}）上不支援 --kv-cache-dtype {kv_dtype}"
     ),
@@ -486,6 +498,75 @@ TEXTS: dict[str, str] = {
     "quant-dtype-unsupported.fix": (
         "改用 `--dtype {allowed}`（或拿掉 `--dtype`，讓 vLLM 自己選）；不支援這個 dtype 的 GPU "
         "跑不了這個檢查點的量化方法。"
+    ),
+    "arch-unsupported-in-release.title": ("vLLM {version} 沒有 {architecture}：{since} 才加入"),
+    "arch-unsupported-in-release.why": (
+        "這個版本的模型登錄表（model registry）沒有 {architecture}，所以 vLLM 啟動時會停下來："
+        "「Model architectures ['{architecture}'] are not supported for now」。第一個登錄它的"
+        "版本是 {since}。有 Transformers 後端的版本會改用它來跑，但只有安裝的 transformers "
+        "實作了這個模型才跑得起來。"
+    ),
+    "arch-unsupported-in-release.fix": "把 vLLM 升級到 {since} 以上。",
+    "arch-unsupported-in-release:removed.title": (
+        "vLLM {version} 已經沒有 {architecture}（最後一個有它的版本是 {since}）"
+    ),
+    "arch-unsupported-in-release:removed.why": (
+        "這個版本的模型登錄表已經不再列出 {architecture}，所以 vLLM 啟動時會停下來："
+        "「Model architectures ['{architecture}'] are not supported for now」"
+        "（除非 Transformers 後端跑得動）。最後一個登錄它的版本是 {since}。"
+    ),
+    "arch-unsupported-in-release:removed.fix": "使用 vLLM {since}，或改用 vLLM 仍支援的模型。",
+    "gguf-arch-unsupported.title": (
+        "vLLM {version} 的 GGUF 載入器讀不了 {model_type} 的檢查點（{since} 起可以）"
+    ),
+    "gguf-arch-unsupported.why": (
+        "GGUF 對這種模型類型的命名和 transformers 不同，而這個版本的載入器沒有這個對應："
+        "載入時會以「Unknown gguf model_type」停下來（或 transformers 的「GGUF model with "
+        "architecture ... is not supported yet」）。{since} 才加入這個對應。"
+    ),
+    "gguf-arch-unsupported.fix": (
+        "把 vLLM 升級到 {since} 以上，或改用原始（safetensors）檢查點或它的 AWQ/GPTQ 版本。"
+    ),
+    "gguf-arch-unsupported:no-loader.title": (
+        "vLLM {version} 無法載入 GGUF 檢查點（{since} 起可以）"
+    ),
+    "gguf-arch-unsupported:no-loader.why": (
+        "這個版本沒有 GGUF 載入器：這個檔案不是它讀得懂的檢查點。{since} 才加入 GGUF 支援。"
+    ),
+    "gguf-arch-unsupported:no-loader.fix": (
+        "把 vLLM 升級到 {since} 以上，或改用原始（safetensors）檢查點。"
+    ),
+    "bnb-prequant-tp-unsupported.title": (
+        "vLLM {version} 無法把預先量化的 bitsandbytes 檢查點切成 TP {tp}"
+    ),
+    "bnb-prequant-tp-unsupported.why": (
+        "預先量化的 bitsandbytes 檢查點帶有無法跨 GPU 切分的量化狀態（quant state），"
+        "所以載入器會停下來：「Prequant BitsAndBytes models with tensor parallelism is not "
+        "supported. Please try with pipeline parallelism.」"
+    ),
+    "bnb-prequant-tp-unsupported.fix": (
+        "改用管線平行：`--tensor-parallel-size 1 --pipeline-parallel-size {pp_all}`，"
+        "或用張量平行跑未量化的檢查點。"
+    ),
+    "bnb-load-format-missing.title": ("vLLM {version} 會用錯的載入器讀這個 bitsandbytes 檢查點"),
+    "bnb-load-format-missing.why": (
+        "{since} 以前的 vLLM 不會依檢查點自動選用 bitsandbytes 載入器：預設載入器遇到它"
+        "不認得的量化狀態張量，會以 `KeyError: '...weight.absmax'` 停下來。"
+    ),
+    "bnb-load-format-missing.fix": (
+        "加上 `--quantization bitsandbytes --load-format bitsandbytes`，"
+        "或把 vLLM 升級到 {since} 以上。"
+    ),
+    "bnb-load-format-missing:older.title": (
+        "{since} 以前的 vLLM 會用錯的載入器讀這個 bitsandbytes 檢查點"
+    ),
+    "bnb-load-format-missing:older.why": (
+        "不知道你用的是哪個版本，所以假設是最新版。{since} 以前的版本不會依檢查點自動選用 "
+        "bitsandbytes 載入器：預設載入器會以 `KeyError: '...weight.absmax'` 停下來。"
+    ),
+    "bnb-load-format-missing:older.fix": (
+        "加上 `--quantization bitsandbytes --load-format bitsandbytes`（每個版本都接受），"
+        "或用 `--vllm-version` 指定你的版本再檢查。"
     ),
     "dtype-unsupported-gpu.title": "bfloat16 需要運算能力 8.0；{gpu} 只有 {have}",
     "dtype-unsupported-gpu.why": (

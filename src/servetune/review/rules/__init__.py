@@ -9,7 +9,7 @@ by `render/`.
 
 To add a rule:
 1. Write the body in the module of its section (`command_line`, `parallelism`, `quantization`,
-   `scheduler`, `memory`, `unreviewed`; a new module also goes into `_SECTIONS` below):
+   `support`, `scheduler`, `memory`, `unreviewed`; a new module also goes into `_SECTIONS` below):
 
        @rule("swap-space-large", "warning", "--swap-space")
        def swap_space_large(ctx: Context) -> Iterator[Hit]:
@@ -41,6 +41,7 @@ from servetune.review.rules import (  # noqa: F401
     parallelism,
     quantization,
     scheduler,
+    support,
     unreviewed,
 )
 from servetune.review.rules.base import (
@@ -58,7 +59,15 @@ from servetune.review.rules.base import (
     run_rules,
 )
 
-_SECTIONS = ("command_line", "parallelism", "quantization", "scheduler", "memory", "unreviewed")
+_SECTIONS = (
+    "command_line",
+    "parallelism",
+    "quantization",
+    "support",
+    "scheduler",
+    "memory",
+    "unreviewed",
+)
 RULES.sort(key=lambda r: _SECTIONS.index(r.check.__module__.rsplit(".", 1)[-1]))  # stable
 
 __all__ = [

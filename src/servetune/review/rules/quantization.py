@@ -158,11 +158,41 @@ def _moe_wna16_reads(quant: QuantFacts) -> bool:
     return quant.method == "gptq" and quant.bits in (None, 4, 8)
 
 
+# FP8 MoE experts below native FP8 (SM 8.9): `Fp8MoEMethod` has no weight-only Marlin path
+# before 0.9.0 (its first `fused_marlin_moe`), so the Triton fused-MoE kernel meets fp8e4nv and
+# stops ("type fp8e4nv not supported in this architecture"); linear layers fall back earlier.
+_FP8_MOE_MARLIN_SINCE = "0.9.0"
+_NATIVE_FP8 = 89
+
+
+def _fp8_moe_refused(ctx: Context, method: str | None) -> bool:
+    gpu = ctx.hardware.spec if ctx.hardware else None
+    if method is None or not method.startswith("fp8") or gpu is None or gpu.capability is None:
+        return False
+    if ctx.model is None or not ctx.model.is_moe or gpu.capability >= _NATIVE_FP8:
+        return False
+    floor = min_capability(method, ctx.command.version) or 0
+    return gpu.capability >= floor and not version_at_least(
+        ctx.command.version, _FP8_MOE_MARLIN_SINCE
+    )
+
+
 @rule("quant-unsupported-gpu", "error", "--quantization")
 def quant_unsupported_gpu(ctx: Context) -> Iterator[Hit]:
     method = effective_method(ctx)
     gpu = ctx.hardware.spec if ctx.hardware else None
     if method is None or gpu is None or gpu.capability is None:
+        return
+    if _fp8_moe_refused(ctx, method):
+        facts = _quant_facts(ctx) | {
+            "method": method,
+            "needed": "8.9",
+            "have": gpu.compute_capability or "",
+            "gpu": gpu.name,
+            "version": ctx.command.version,
+            "since": _FP8_MOE_MARLIN_SINCE,
+        }
+        yield Hit(facts, "moe", by_release=True)
         return
     scheme = _scheme(ctx, method)
     needed = min_capability(method, ctx.command.version, scheme)
@@ -213,7 +243,7 @@ def fp8_weight_only(ctx: Context) -> Iterator[Hit]:
     if method is None or not method.startswith("fp8") or gpu is None or gpu.capability is None:
         return
     needed = min_capability(method, ctx.command.version) or 0
-    if gpu.capability >= 89 or gpu.capability < needed:
+    if gpu.capability >= 89 or gpu.capability < needed or _fp8_moe_refused(ctx, method):
         return
     yield Hit(_quant_facts(ctx) | {"gpu": gpu.name})
 

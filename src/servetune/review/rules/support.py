@@ -1,0 +1,133 @@
+"""What the release can load: the model's architecture in its registry, a GGUF checkpoint's
+type in its GGUF loader, a pre-quantized bitsandbytes checkpoint in its bitsandbytes loader
+(each read from the release's source: vllm/model_support.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from servetune.review.model import ModelFacts
+from servetune.review.rules.base import Context, Edit, Fact, Hit, Severity, rule
+from servetune.vllm.flags import known_versions, version_at_least
+from servetune.vllm.model_support import (
+    bnb_fact,
+    bnb_since,
+    gguf_support,
+    registration,
+    transformers_fallback_since,
+)
+
+# Releases still run today (the V1 engine's, 0.8 on): where the command names no release, a
+# refusal that only these older ones make is a warning (as pp-unsupported-model's `older`).
+_STILL_RUN_SINCE = "0.8.0"
+
+
+@rule("arch-unsupported-in-release", "error", None)
+def arch_unsupported_in_release(ctx: Context) -> Iterator[Hit]:
+    """An architecture the release's model registry lacks: vLLM stops at startup ("Model
+    architectures ['MiniCPMV'] are not supported for now"). From the release that brought the
+    Transformers backend on, vLLM tries that instead, which runs only where the installed
+    transformers implements the model: a warning there, and for an architecture inferred from
+    the model's name."""
+    model, version = ctx.model, ctx.command.version
+    # The oldest flag table also stands in for any older version string, a source build's
+    # `0.1.dev1+g6997a25ac` among them, whose registry it does not tell.
+    if model is None or model.architecture is None or version == known_versions()[0]:
+        return
+    found = registration(model.architecture, version)
+    if found is None or found.registered is not False:
+        return
+    later = not version_at_least(version, found.first)
+    facts: dict[str, Fact] = {
+        "architecture": model.architecture,
+        "since": found.first if later else found.last,
+    }
+    fallback = transformers_fallback_since()
+    # A name's inferred architecture may not be the checkpoint's own (a text-only export of a
+    # multimodal model): a warning, as where the Transformers backend may still run it.
+    severity: Severity | None = None
+    if model.source == "inferred" or (fallback and version_at_least(version, fallback)):
+        severity = "warning"
+    yield Hit(facts, None if later else "removed", by_release=True, severity=severity)
+
+
+def _is_gguf(ctx: Context, model: ModelFacts) -> bool:
+    quant = model.quantization
+    path = (ctx.command.model or "").lower()
+    return (quant is not None and quant.method == "gguf") or path.endswith(".gguf")
+
+
+@rule("gguf-arch-unsupported", "error", "--model")
+def gguf_arch_unsupported(ctx: Context) -> Iterator[Hit]:
+    """A GGUF checkpoint the release's GGUF loader cannot map: before 0.5.5 vLLM has no GGUF
+    loader; later, a model type whose GGUF name differs (`gemma3_text` as `gemma3`,
+    `minimax_m2` as `minimax-m2`) needs the rename the loader gained in a given release ("Unknown
+    gguf model_type", or transformers' "GGUF model with architecture minimax-m2 is not supported
+    yet"). From 0.24 the vllm-gguf-plugin loads GGUF: not judged."""
+    model = ctx.model
+    if model is None or model.model_type is None or not _is_gguf(ctx, model):
+        return
+    support = gguf_support(model.model_type, ctx.command.version)
+    if support.loader is None or support.readable:
+        return
+    facts: dict[str, Fact] = {"model_type": model.model_type, "since": support.since or ""}
+    yield Hit(facts, None if support.loader else "no-loader", by_release=True)
+
+
+def _prequantized_bnb(model: ModelFacts | None) -> bool:
+    return (
+        model is not None
+        and model.quantization is not None
+        and (model.quantization.method == "bitsandbytes")
+    )
+
+
+@rule("bnb-prequant-tp-unsupported", "error", "--tensor-parallel-size")
+def bnb_prequant_tp_unsupported(ctx: Context) -> Iterator[Hit]:
+    """A pre-quantized bitsandbytes checkpoint split by tensor parallelism: its quant states
+    cannot be split, so the loader stops ("Prequant BitsAndBytes models with tensor parallelism
+    is not supported. Please try with pipeline parallelism."), 0.6.2 to 0.27."""
+    tp = ctx.settings.tensor_parallel_size
+    if tp <= 1 or not _prequantized_bnb(ctx.model):
+        return
+    if not bnb_fact("prequant_tp_refused", ctx.command.version):
+        return
+    pp = ctx.settings.pipeline_parallel_size
+    facts: dict[str, Fact] = {"tp": tp, "pp_all": tp * pp}
+    edits = (Edit("--tensor-parallel-size", "1"), Edit("--pipeline-parallel-size", str(tp * pp)))
+    yield Hit(facts, None, edits, by_release=True)
+
+
+def _bnb_loader_named(ctx: Context, flag_picks: bool) -> bool:
+    load_format = (ctx.command.text("--load-format") or "").lower()
+    quantization = (ctx.settings.quantization or "").lower()
+    return load_format == "bitsandbytes" or (flag_picks and quantization == "bitsandbytes")
+
+
+def _since() -> str:
+    return bnb_since("load_format_from_checkpoint")
+
+
+_BNB_EDITS = (Edit("--quantization", "bitsandbytes"), Edit("--load-format", "bitsandbytes"))
+
+
+@rule("bnb-load-format-missing", "error", "--load-format")
+def bnb_load_format_missing(ctx: Context) -> Iterator[Hit]:
+    """A pre-quantized bitsandbytes checkpoint loaded by the default loader, which meets the
+    quant-state tensors it does not expect (`KeyError: '...weight.absmax'`): before 0.8.4 the
+    engine arguments do not pick the bitsandbytes loader from the checkpoint (0.8.2 and 0.8.3
+    pick it for `--quantization bitsandbytes`)."""
+    if not _prequantized_bnb(ctx.model):
+        return
+    version = ctx.command.version
+    from_checkpoint = bnb_fact("load_format_from_checkpoint", version)
+    if from_checkpoint is False:
+        flag_picks = bool(bnb_fact("load_format_from_flag", version))
+        if not _bnb_loader_named(ctx, flag_picks):
+            yield Hit({"since": _since()}, None, _BNB_EDITS, by_release=True)
+        return
+    if ctx.command.release_known or _bnb_loader_named(ctx, flag_picks=False):
+        return
+    # The newest is assumed: say what releases still run today (0.8 on) do without the flags.
+    if not bnb_fact("load_format_from_checkpoint", _STILL_RUN_SINCE):
+        yield Hit({"since": _since()}, "older", _BNB_EDITS, severity="warning")
