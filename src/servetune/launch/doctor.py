@@ -10,11 +10,14 @@ How a failure is read:
   server's log, a bare library traceback, random bytes) raises `NotAVllmLog`; an empty text is
   a start that has not written anything yet (`starting`);
 - the *status*, from the log's own sequence: `ready` once the API server announced itself (the
-  address line, the route list, uvicorn's lines, the periodic stats) or its engine served (the
-  end of V0's request loop, which only a request starts), and a request's traceback or the
-  errors of a shutdown afterwards do not change that (an engine that died serving is noted as
-  the root cause); but a port that fails to bind after the announcement (uvicorn binds after its
-  startup in vLLM 0.6.0-0.6.3) is `failed`. `failed` on a fatal line (argparse, engine or worker
+  address line, the route list, uvicorn's lines, the periodic stats), took a request (uvicorn's
+  access line, a request added or received, an error of its request handlers) or its engine
+  served (the end of V0's request loop, which only a request starts; an engine-dead error,
+  which only an engine that ran raises), and a request's traceback or the errors of a shutdown
+  afterwards do not change that (an engine that died serving is noted as the root cause, or as
+  `engine-dead-at-serving` when the excerpt does not hold its error); but a port that fails to
+  bind after the announcement (uvicorn binds after its startup in vLLM 0.6.0-0.6.3) is
+  `failed`. `failed` on a fatal line (argparse, engine or worker
   failure, the process killed: `Killed`, exit code 137) or an exception that no startup progress
   follows, even when the closing lines are missing; `starting` when nothing decisive is there.
   Only the last start of a log appended over restarts counts, unless it has not got past the
