@@ -37,7 +37,25 @@ CANNOT = {
     # its `cause` says the worker's own exception is not in the chunk. doctor finds the status
     # and `engine-init-failed`, with no root cause (test below).
     "runpod-276-docker-ts-workerproc": "the excerpt holds only the wrapper, not the cause",
+    # A server that was up and whose engine then died while serving (the family the records
+    # call `other:engine-dead-at-serving`). Their labels say `failed`; doctor's contract says
+    # `ready` with the death noted (tests/launch/test_doctor.py,
+    # test_crash_after_ready_and_before_shutdown_is_reported), and so does the corpus's own
+    # dify-plugins-599, labelled `ready` for the same family. Each excerpt shows it was up:
+    # `Added request ...` (vllm-10024, vllm-13252), uvicorn's access lines (vllm-pr9818), errors
+    # logged by the request handler serving_chat.py (gaudi-2134), V1's EngineDeadError, which only
+    # an engine that was running raises, in Ray Serve's request handler (ray-53267, a replica
+    # that was up, its record says). doctor says `ready`, no root
+    # cause (none of them holds the engine's own error, as their records say) and
+    # `engine-dead-at-serving` (test below).
+    "gaudi-2134-mq-engine-dead-serving": "labelled failed; the contract says ready (served)",
+    "vllm-10024-v0-engine-loop-died": "labelled failed; the contract says ready (served)",
+    "vllm-13252-v072-request-oom-engine-dead": "labelled failed; the contract says ready (served)",
+    "vllm-pr9818-sidecar-prefix-engine-dead": "labelled failed; the contract says ready (served)",
+    "ray-53267-servereplica-enginedead": "labelled failed; the contract says ready (served)",
 }
+# The records above that are of the family a diagnosis now names.
+DEAD_WHILE_SERVING = sorted(r for r in CANNOT if "the contract says ready" in CANNOT[r])
 _SPACES = re.compile(r"\s+")
 
 
@@ -101,6 +119,16 @@ def test_the_records_that_cannot_pass_still_say_what_the_excerpt_shows() -> None
     assert [(d.id, d.evidence[:40]) for d in report.diagnoses] == [
         ("engine-init-failed", "Exception: WorkerProc initialization fai")
     ]
+
+
+@pytest.mark.parametrize("record_id", DEAD_WHILE_SERVING)
+def test_an_engine_that_died_while_serving_is_ready_with_the_death_noted(record_id: str) -> None:
+    report = diagnose(excerpt(record_id))
+    assert (report.status, report.root_cause) == ("ready", None)
+    (found,) = report.diagnoses
+    assert found.id == "engine-dead-at-serving"
+    assert vllm_log.engine_died(vllm_log.parse_line(found.evidence))
+    assert FIT[record_id]["diagnosis"] == "other:engine-dead-at-serving"
 
 
 # --- ready, from the log's own sequence -------------------------------------------------------
@@ -426,3 +454,100 @@ def test_the_cli_exits_2_with_the_reason(
     assert "hint: give doctor the vLLM server's own output" in err
     path.write_bytes(bytes(range(256)) * 8)
     assert main(["doctor", str(path), "--format", "json"]) == 2
+
+
+# --- other devices, other frameworks around vLLM -------------------------------------------------
+
+
+def test_an_npu_out_of_memory_is_out_of_memory() -> None:
+    # ascend-19 (vllm-ascend, V0): torch_npu's allocator says `NPU out of memory`, worker and
+    # engine alike.
+    report = diagnose("\n".join(lines_of("ascend-19-v0-npu-oom", 0, 1, 2)))
+    assert report.status == "failed"
+    assert report.root_cause is not None
+    assert report.root_cause.startswith("RuntimeError: NPU out of memory. Tried to allocate")
+    assert [d.id for d in report.diagnoses] == ["out-of-memory"]
+
+
+def test_vllms_sleep_mode_allocator_out_of_memory_among_a_trainers_lines() -> None:
+    # lmmr1-43 (OpenRLHF's LLMRayActor): vLLM's cumem allocator prints `CUDA Error: ... at
+    # csrc/cumem_allocator.cpp` to stderr, between the trainer's progress bars; the driver's
+    # traceback after it is cut.
+    (oom,) = lines_of("lmmr1-43-llmrayactor-cumem-oom", 4)
+    assert vllm_log.parse_line(oom).text.startswith("CUDA Error: out of memory at /workspace/")
+    report = diagnose(excerpt("lmmr1-43-llmrayactor-cumem-oom"))  # a vLLM log by that line
+    assert (report.status, report.root_cause) == ("failed", vllm_log.parse_line(oom).text)
+    (found,) = report.diagnoses
+    assert (found.id, found.title.key) == ("out-of-memory", "out-of-memory:sleep-mode.title")
+
+
+def test_a_traceback_cut_in_wake_up_is_sleep_mode_out_of_memory() -> None:
+    # verl-302 (verl's WorkerDict, behind Ray's `(main_task pid=..)`): the rollout engine's
+    # `LLM.wake_up`, cut before its error; wake_up maps back the memory sleep released.
+    report = diagnose(excerpt("verl-302-workerdict-wake-up"))
+    assert (report.status, report.root_cause) == ("failed", None)
+    (found,) = report.diagnoses
+    assert (found.id, found.title.key) == ("out-of-memory", "out-of-memory:sleep-mode.title")
+    assert found.evidence.endswith('vllm/entrypoints/llm.py", line 1244, in wake_up')
+    # One frame higher (verl's own __enter__), nothing says what failed.
+    higher = diagnose(
+        "\n".join(lines_of("verl-302-workerdict-wake-up", *range(1, 10))), vllm_output=True
+    )
+    assert [d.id for d in higher.diagnoses] == ["engine-init-failed"]
+
+
+def test_no_gpu_blocks_is_the_cause_before_a_fastchat_traceback() -> None:
+    # qanything-302: V0 logs `# GPU blocks: 0` and then always refuses to start; the traceback
+    # comes through FastChat's `| ERROR | stderr |` prefix and is cut.
+    blocks, _, traceback = lines_of("qanything-302-fastchat-gpu-blocks-0", 1, 0, 2)
+    report = diagnose("\n".join([blocks, traceback]))
+    assert (report.status, report.root_cause) == ("failed", "# GPU blocks: 0, # CPU blocks: 256")
+    (found,) = report.diagnoses
+    assert (found.id, found.title.key) == ("kv-cache-too-small", "kv-cache-too-small:none.title")
+
+
+def test_oneccl_lines_have_their_own_level() -> None:
+    # xpu-pr14612 (Intel GPU): oneCCL's `|CCL_WARN|` and `|CCL_ERROR|` before vLLM's worker error.
+    warn, error, worker = lines_of("xpu-pr14612-ccl-warn-fd", 0, 6, 8)
+    assert vllm_log.parse_line(warn).level == "WARNING"
+    line = vllm_log.parse_line(error)
+    assert (line.level, line.text) == (
+        "ERROR",
+        "ze_fd_manager.cpp:214 fill_device_fds: condition fds[dev_idx] > 0 failed",
+    )
+    report = diagnose("\n".join([warn, error, worker]))
+    assert (report.status, report.root_cause) == ("failed", line.text)
+
+
+def test_a_request_handlers_error_is_ready() -> None:
+    # vllm-20409: serving_chat.py logs the prompt it refused (too long); only a server that is
+    # up handles a request.
+    cut = lines_of("vllm-20409-preprocess-context-length", 0, 1, 2, 3)
+    line = vllm_log.parse_line(cut[0])
+    assert (line.source, vllm_log.answered(line)) == ("serving_chat.py", True)
+    report = diagnose("\n".join(cut))
+    assert (report.status, report.root_cause, report.diagnoses) == ("ready", None, ())
+
+
+def test_a_prefix_of_the_users_own_before_vllms_lines() -> None:
+    # vllm-pr9818: every line behind `[VllmSidecar <id>]: <time> 1 stdout: `.
+    dead, access = (
+        vllm_log.parse_line(raw) for raw in lines_of("vllm-pr9818-sidecar-prefix-engine-dead", 0, 1)
+    )
+    assert (dead.level, dead.source, dead.text) == (
+        "CRITICAL",
+        "launcher.py",
+        "MQLLMEngine is already dead, terminating server process",
+    )
+    assert access.level == "INFO" and vllm_log.answered(access)
+    assert vllm_log.served(dead) and vllm_log.is_wrapper(dead.text)
+
+
+def test_a_v0_worker_lines_that_head_a_traceback_are_not_its_cause() -> None:
+    # vllm-13252: the access line and the launcher's CRITICAL run together as pasted, then the
+    # worker's `logger.exception` header, whose traceback the excerpt cuts.
+    added, glued, worker = lines_of("vllm-13252-v072-request-oom-engine-dead", 0, 1, 2)
+    assert vllm_log.answered(vllm_log.parse_line(added))
+    assert vllm_log.parse_line(glued).level == "CRITICAL"
+    assert vllm_log.is_wrapper(vllm_log.parse_line(worker).text)
+    assert diagnose("\n".join([added, glued, worker])).root_cause is None

@@ -18,8 +18,13 @@ from servetune.vllm import log as vllm_log
 # refuses bfloat16 below compute capability 8.0 and nothing else; `raise_if_cache_size_invalid`,
 # the first thing `initialize_cache` does with the blocks profiling found, refuses a KV cache
 # without one request of max-model-len (or without any block).
+#
+# `LLM.wake_up` (sleep mode, 0.7 on) maps again all the GPU memory `sleep` handed back, and checks
+# only that sleep mode is on, which `sleep` before it already checked: a traceback that stopped
+# there is memory that did not come back (`CUDA Error: out of memory at cumem_allocator.cpp`).
 _STOPPED_IN = (
     (re.compile(r"\bin _check_if_gpu_supports_dtype$"), "dtype-unsupported-gpu"),
+    (re.compile(r'/vllm/[\w/]+\.py", line \d+, in wake_up$'), "out-of-memory"),
     (
         re.compile(r"\bin raise_if_cache_size_invalid$|^Error executing method initialize_cache\."),
         "kv-cache-too-small",
@@ -70,6 +75,8 @@ def hits(lines: Sequence[vllm_log.LogLine]) -> list[Hit]:
             continue
         if rule_id == "dtype-unsupported-gpu":
             return [Hit(rule_id, "cut", {}, stopped)]
+        if rule_id == "out-of-memory":
+            return [Hit(rule_id, "sleep-mode", {}, stopped)]
         hit = _kv_hit(lines, stopped)
         return [hit] if hit is not None else []
     return []

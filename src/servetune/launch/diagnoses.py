@@ -4,7 +4,8 @@ Each entry is a diagnosis id (shared with `check` where the cause is the same), 
 variant (which text to show), the message patterns in vLLM's exact words (see
 ../shared/reference/vllm-rules.md) and how to derive the numbers the texts need. `table_hits`
 runs the table on the lines `telling` picks (the loud ones, and quiet ones that already tell the
-cause) with the facts `context` found in the whole log, and returns hits in priority order.
+cause) with the facts `log_facts.context` found in the whole log, and returns hits in priority
+order.
 argparse's refusals are read token by token in `flag_errors.py`. A hit carries facts, never
 words: `doctor.diagnose` turns it into a `Diagnosis` whose texts are `doctor` text keys.
 
@@ -13,7 +14,7 @@ To add a diagnosis:
 
        _p("swap-space-too-large", r"(?P<gib>[\d.]+) GiB of CPU swap space is too large"),
 
-   Named groups become facts, beside those `context` reads from the whole log (`port`,
+   Named groups become facts, beside those `log_facts.context` reads from the log (`port`,
    `model`, `tp`, `world`, `gpus`, `available_kv`, `weights_gib`, `oom_phase`). `variant=`
    picks the texts `<id>:<variant>.*`; `derive=` computes more facts from them (it may return
    `{"variant": ...}`, or raise `_NotThis` when the facts show the message means something
@@ -35,9 +36,9 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from servetune.launch import log_facts
+from servetune.launch.log_facts import Facts
 from servetune.vllm import log as vllm_log
-
-Facts = dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ def _no_room(facts: Facts) -> Facts:
 
 
 def _oom(facts: Facts) -> Facts:
+    """Which phase ran out of memory (`log_facts`), where the log shows it."""
     phase = facts.get("oom_phase")
     return {"variant": phase} if phase else {}
 
@@ -355,22 +357,22 @@ _PATTERNS: tuple[_Pattern, ...] = (
     ),
     _p(
         "weights-dont-fit",
-        r"No available memory for the cache blocks",
+        r"No available memory for the cache blocks|# (?:GPU|CUDA|NPU|XPU) blocks: 0,",
         variant="no-room",
         derive=_no_room,
     ),
     _p(
         "kv-cache-too-small",
-        r"No available memory for the cache blocks|Cannot auto-fit max_model_len",
+        r"No available memory for the cache blocks|Cannot auto-fit max_model_len"
+        r"|# (?:GPU|CUDA|NPU|XPU) blocks: 0,",
         variant="none",
     ),
     _p(
         "out-of-memory",
-        r"CUDA out of memory|OutOfMemoryError|CUDA (?:driver )?error: out of memory"
-        r"|HIP out of memory",
+        r"CUDA Error: out of memory at \S*cumem_allocator\.cpp",  # vLLM's sleep-mode allocator
         derive=_oom,
-        printer="torch",
     ),
+    _p("out-of-memory", log_facts.OOM.pattern, derive=_oom, printer="torch"),
     # the process was killed from outside (SIGKILL: the shell's `Killed`, exit code 128 + 9)
     _p(
         "process-killed",
@@ -406,84 +408,21 @@ _COVERS: Mapping[str, tuple[str, ...]] = {
     "weights-dont-fit": ("out-of-memory", "kv-cache-too-small"),
 }
 
-_CONTEXT = {
-    "port": re.compile(r"'port': (\d+)|\bport=(\d+)|Starting vLLM .*?https?://[^\s:]+:(\d+)"),
-    "model": re.compile(r"'model': '([^']+)'|\bmodel='([^']+)'|█.*\bmodel\s+(\S+)"),
-    "tp": re.compile(r"tensor_parallel_size[=:] ?'?(\d+)|'tensor_parallel_size': (\d+)"),
-    "world": re.compile(r"Tensor parallel size \((\d+)\) exceeds available GPUs"),
-    "gpus": re.compile(r"exceeds available GPUs \((\d+)\)"),
-}
-# Quiet (INFO/WARNING) lines that already tell the cause; read like the loud ones.
+# Lines below ERROR, or raw, that already tell the cause; read like the loud ones: a negative KV
+# cache memory, vLLM's own sleep-mode allocator out of memory (it prints to stderr, no level),
+# and V0's `# GPU blocks: 0`, after which `initialize_cache` always refuses to start (0.2-0.10:
+# "No available memory for the cache blocks").
 _TELLING = re.compile(
     r"Available KV cache memory: -|reserved for KV Cache is -|exceeds available GPUs \(\d+\)"
-    r"|Waiting for creating a placement group"
-)
-# Where a traceback ran when memory ran out: frames (any release) name the phase.
-_OOM_PHASES = (
-    ("repacking", re.compile(r"process_weights_after_loading|marlin_repack|repack_|_repack")),
-    ("graphs", re.compile(r"capture_model|cuda_?graph|CUDAGraph|_capture\b", re.IGNORECASE)),
-    ("profiling", re.compile(r"profile_run|determine_(?:num_available_blocks|available_memory)"
-                             r"|_dummy_run|_dummy_sampler_run|compile_or_warm_up")),
-    ("kv-cache", re.compile(r"initialize_cache|_initialize_kv_caches|initialize_from_config"
-                            r"|_allocate_kv_cache|allocate_kv_cache")),
-    ("loading", re.compile(r"load_model|load_weights|model_loader|make_layers|create_weights"
-                           r"|_init_model|get_model")),
-)  # fmt: skip
-# Without frames, the last startup phase logged before the error says it.
-_PHASE_BY_LABEL = {
-    "loading weights": "loading",
-    "weights loaded": "profiling",
-    "compiling": "profiling",
-    "KV cache": "graphs",
-    "maximum concurrency": "graphs",
-    "capturing CUDA graphs": "graphs",
-}
-_OOM = re.compile(
-    r"CUDA out of memory|OutOfMemoryError|CUDA (?:driver )?error: out of memory|HIP out of m"
+    r"|Waiting for creating a placement group|# (?:GPU|CUDA|NPU|XPU) blocks: 0,"
+    r"|^CUDA Error: out of memory at \S*cumem_allocator\.cpp"
 )
 
 
-def _oom_phase(lines: Sequence[vllm_log.LogLine]) -> str | None:
-    at = next((i for i, line in enumerate(lines) if _OOM.search(line.text)), None)
-    if at is None:
-        return None
-    # Frames come before the error in a traceback; a paste sometimes puts them after it.
-    for frames in (lines[max(0, at - 80) : at], lines[at + 1 : at + 40]):
-        for name, pattern in _OOM_PHASES:  # the most specific phase first
-            if any(pattern.search(frame.text) for frame in frames):
-                return name
-    labels = [label for line in lines[:at] if (label := vllm_log.phase(line.text))]
-    for label in reversed(labels):
-        for prefix, name in _PHASE_BY_LABEL.items():
-            if label.startswith(prefix):
-                return name
-    return None
-
-
-def context(lines: Sequence[vllm_log.LogLine]) -> Facts:
-    """Facts from the whole log that the diagnoses' texts may need."""
-    facts: Facts = {"port": "8000"}  # vllm serve's default
-    for key, pattern in _CONTEXT.items():
-        for line in lines:
-            match = pattern.search(line.text)
-            if match:
-                facts[key] = next(g for g in match.groups() if g is not None)
-                break
-    numbers = vllm_log.reported(lines)
-    if numbers.available_kv_cache_gib is not None:
-        facts["available_kv"] = f"{numbers.available_kv_cache_gib:g}"
-    if numbers.model_loading_gib is not None:
-        facts["weights_gib"] = f"{numbers.model_loading_gib:g}"
-    phase = _oom_phase(lines)
-    if phase is not None:
-        facts["oom_phase"] = phase
-    return facts
-
-
-def telling_quiet(lines: Sequence[vllm_log.LogLine]) -> list[str]:
-    """Quiet lines that tell the cause (a negative KV cache memory), for a log without an error
-    message of its own."""
-    return [line.text.strip() for line in lines if not line.loud and _TELLING.search(line.text)]
+def telling_lines(lines: Sequence[vllm_log.LogLine]) -> list[str]:
+    """Lines that tell the cause without an error message of their own (a negative KV cache
+    memory, no GPU blocks), for a log without an exception or an error line."""
+    return [line.text.strip() for line in lines if _TELLING.search(line.text)]
 
 
 def telling(lines: Sequence[vllm_log.LogLine]) -> list[str]:

@@ -10,11 +10,14 @@ How a failure is read:
   server's log, a bare library traceback, random bytes) raises `NotAVllmLog`; an empty text is
   a start that has not written anything yet (`starting`);
 - the *status*, from the log's own sequence: `ready` once the API server announced itself (the
-  address line, the route list, uvicorn's lines, the periodic stats) or its engine served (the
-  end of V0's request loop, which only a request starts), and a request's traceback or the
-  errors of a shutdown afterwards do not change that (an engine that died serving is noted as
-  the root cause); but a port that fails to bind after the announcement (uvicorn binds after its
-  startup in vLLM 0.6.0-0.6.3) is `failed`. `failed` on a fatal line (argparse, engine or worker
+  address line, the route list, uvicorn's lines, the periodic stats), took a request (uvicorn's
+  access line, a request added or received, an error of its request handlers) or its engine
+  served (the end of V0's request loop, which only a request starts; an engine-dead error,
+  which only an engine that ran raises), and a request's traceback or the errors of a shutdown
+  afterwards do not change that (an engine that died serving is noted as the root cause, or as
+  `engine-dead-at-serving` when the excerpt does not hold its error); but a port that fails to
+  bind after the announcement (uvicorn binds after its startup in vLLM 0.6.0-0.6.3) is
+  `failed`. `failed` on a fatal line (argparse, engine or worker
   failure, the process killed: `Killed`, exit code 137) or an exception that no startup progress
   follows, even when the closing lines are missing; `starting` when nothing decisive is there.
   Only the last start of a log appended over restarts counts, unless it has not got past the
@@ -44,7 +47,7 @@ from typing import ClassVar, Literal
 
 from servetune import texts
 from servetune.errors import NotAVllmLog
-from servetune.launch import cut_traceback, diagnoses, flag_errors
+from servetune.launch import cut_traceback, diagnoses, flag_errors, log_facts
 from servetune.launch.diagnoses import Hit
 from servetune.texts import Area, ErrorText, Language
 from servetune.vllm import log as vllm_log
@@ -211,6 +214,19 @@ def _is_source(lines: Sequence[LogLine], index: int, *, by_place: bool = True) -
     return by_place and index > 0 and _FRAME_LINE.match(lines[index - 1].text) is not None
 
 
+def _heads_traceback(lines: Sequence[LogLine], index: int) -> bool:
+    """A request handler's `logger.exception("Error in chat completion stream generator.")`:
+    a fixed phrase, the traceback right after it ends in the exception that says what failed.
+    (V0's engine logs `logger.exception(e)`, the exception's own message, before its traceback:
+    that one is a cause.)"""
+    following = lines[index + 1 : index + 2]
+    return (
+        vllm_log.answered(lines[index])
+        and bool(following)
+        and following[0].text.startswith("Traceback (most recent call last)")
+    )
+
+
 def _message_cause(lines: Sequence[LogLine]) -> str | None:
     """No exception line: a worker's inline message, else the last error message line (never a
     traceback's frame or source line)."""
@@ -224,6 +240,7 @@ def _message_cause(lines: Sequence[LogLine]) -> str | None:
         if line.level in ("ERROR", "CRITICAL")
         and not line.text[:1].isspace()
         and not _is_source(lines, index)
+        and not _heads_traceback(lines, index)
     ]
     real = [text for text in errors if not vllm_log.is_wrapper(text)]
     return real[-1] if real else None
@@ -257,7 +274,7 @@ def _root_cause(lines: Sequence[LogLine]) -> str | None:
         _pydantic_error(lines)
         or _exception_cause(lines)
         or _message_cause(lines)
-        or next((text for text in diagnoses.telling_quiet(lines)), None)
+        or next((text for text in diagnoses.telling_lines(lines)), None)
     )
     if cause is not None and _NO_ANSWER.match(cause):
         return _question(lines, cause) or cause
@@ -286,6 +303,15 @@ def _diagnosis(hit: Hit) -> Diagnosis:
         key = hit.id
     title, why, fix = (Sentence(f"{key}.{field}", **hit.facts) for field in ("title", "why", "fix"))
     return Diagnosis(id=hit.id, title=title, why=why, fix=fix, evidence=hit.evidence)
+
+
+def _dead_engine(status: Status, scope: Sequence[LogLine]) -> list[Hit]:
+    """A server that was up and whose engine then died, with nothing in the excerpt saying why:
+    its requests fail from then on (V0's API server ends itself)."""
+    died = next((line for line in scope if vllm_log.engine_died(line)), None)
+    if status != "ready" or died is None:
+        return []
+    return [Hit("engine-dead-at-serving", None, {}, died.text.strip())]
 
 
 # --- the verdict --------------------------------------------------------------------------------
@@ -352,11 +378,11 @@ def diagnose(text: str, *, vllm_output: bool = False) -> DoctorReport:
     reported = vllm_log.reported(lines)
     texts = diagnoses.telling(scope)
     hits = flag_errors.argparse_hits(texts, reported.vllm_version)
-    hits += diagnoses.table_hits([*texts, *([root] if root else [])], diagnoses.context(lines))
+    hits += diagnoses.table_hits([*texts, *([root] if root else [])], log_facts.context(lines))
     if root is not None:
         hits.sort(key=lambda hit: root not in hit.evidence)  # stable: priority order otherwise
-    if status == "failed" and root is None and not hits:
-        hits = cut_traceback.hits(scope)
+    if root is None and not hits:
+        hits = cut_traceback.hits(scope) if status == "failed" else _dead_engine(status, scope)
     if status == "failed" and not hits:
         evidence = root or _fatal_line(lines, wrappers=True) or ""
         hits = [Hit("engine-init-failed", None, {}, evidence)]

@@ -8,7 +8,8 @@ import re
 from collections.abc import Sequence
 
 from servetune._did_you_mean import suggest
-from servetune.launch.diagnoses import Facts, Hit
+from servetune.launch.diagnoses import Hit
+from servetune.launch.log_facts import Facts
 from servetune.vllm import flags as vllm_flags
 from servetune.vllm import log as vllm_log
 from servetune.vllm.serve_command import UNICODE_DASHES

@@ -412,6 +412,26 @@ TEXTS: dict[str, str] = {
     "kv-cache-too-small:blocks.fix": "Use --max-model-len {estimate} or less, or make more "
     "room: raise --gpu-memory-utilization, use --kv-cache-dtype fp8, or add GPUs with "
     "--tensor-parallel-size.",
+    "out-of-memory:sleep-mode.title": "The GPU ran out of memory while vLLM woke up from sleep "
+    "mode",
+    "out-of-memory:sleep-mode.why": "In sleep mode vLLM hands its GPU memory back between "
+    "rollouts and maps all of it again on `wake_up` (its CuMemAllocator); what the trainer "
+    "beside it still holds on the GPU (weights, gradients, optimizer state, cached blocks) "
+    "left too little for that.",
+    "out-of-memory:sleep-mode.fix": "Free the trainer's GPU memory before waking vLLM up "
+    "(offload parameters and optimizer state, `torch.cuda.empty_cache()`), lower vLLM's "
+    "gpu_memory_utilization so the two fit together, or put the rollout engine on GPUs of its "
+    "own.",
+    "engine-dead-at-serving.title": "The server was up, then its engine died",
+    "engine-dead-at-serving.why": "The API server had started and taken requests; then the "
+    "engine process behind it stopped, and every request since fails (500, EngineDeadError). "
+    "vLLM 0.5-0.8 end the API server themselves on the first such request ('terminating "
+    "server process'). The engine's own error is printed before the first of these lines; "
+    "this excerpt does not hold it.",
+    "engine-dead-at-serving.fix": "Find the engine's first error above the first 'dead' line "
+    "in the full log (often out of GPU memory under a burst of long requests: lower "
+    "--max-num-seqs, --max-num-batched-tokens or --gpu-memory-utilization), then restart the "
+    "server; run it under a supervisor that restarts it when it exits.",
     # --- the labels of the text report ---
     "report.status": "status: ",
     "report.root_cause": "root cause: ",

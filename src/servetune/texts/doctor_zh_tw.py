@@ -371,6 +371,21 @@ TEXTS: dict[str, str] = {
     "kv-cache-too-small:blocks.fix": "把 --max-model-len 設成 {estimate} 以下，或騰出更多空間："
     "調高 --gpu-memory-utilization、使用 --kv-cache-dtype fp8，或用 --tensor-parallel-size "
     "加 GPU。",
+    "out-of-memory:sleep-mode.title": "vLLM 從休眠模式醒來時 GPU 記憶體不足",
+    "out-of-memory:sleep-mode.why": "休眠模式下，vLLM 在兩輪 rollout 之間交還 GPU 記憶體，"
+    "`wake_up` 時再用它的 CuMemAllocator 全部配置回來；旁邊的訓練程式仍佔著 GPU"
+    "（權重、梯度、optimizer 狀態、快取的區塊），剩下的不夠。",
+    "out-of-memory:sleep-mode.fix": "喚醒 vLLM 之前先釋放訓練程式的 GPU 記憶體（把參數和 "
+    "optimizer 狀態 offload、`torch.cuda.empty_cache()`），調低 vLLM 的 "
+    "gpu_memory_utilization 讓兩者放得下，或讓 rollout 引擎用自己的 GPU。",
+    "engine-dead-at-serving.title": "伺服器已經啟動，之後它的引擎死了",
+    "engine-dead-at-serving.why": "API 伺服器已經啟動並接受請求；之後它背後的引擎行程停了，"
+    "從此每個請求都失敗（500、EngineDeadError）。vLLM 0.5-0.8 在第一個這樣的請求時會自己結束 "
+    "API 伺服器（'terminating server process'）。引擎自己的錯誤印在第一行這類訊息之前；"
+    "這段摘錄裡沒有。",
+    "engine-dead-at-serving.fix": "在完整的 log 裡，往第一行 'dead' 訊息上方找引擎的第一個錯誤"
+    "（常見的是一波長請求讓 GPU 記憶體不足：調低 --max-num-seqs、--max-num-batched-tokens "
+    "或 --gpu-memory-utilization），然後重啟伺服器；用會在它結束時重啟它的 supervisor 來跑。",
     # --- 文字報告的標籤 ---
     "report.status": "狀態：",
     "report.root_cause": "根本原因：",

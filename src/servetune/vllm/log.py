@@ -8,8 +8,8 @@ judge with the predicates here, so they cannot disagree about what a line means.
 - **Whose log.** `shows_vllm`: whether any line is one vLLM prints (its logger prefix, process
   tags, files, program or name); a text with none is another program's.
 - **Markers.** *ready*: the API server announced itself (the address line, the route list,
-  uvicorn's lines, the periodic stats) or its engine served (`served`); only a port that fails
-  to bind undoes that (`port_lost`).
+  uvicorn's lines, the periodic stats), took a request (`answered`) or its engine served
+  (`served`); only a port that fails to bind undoes that (`port_lost`).
   *Runs*: a log appended over restarts splits at each banner. *fatal*: a line after which the
   start cannot succeed (the engine or a worker failed, argparse refused the command). An *exception*
   line (`ValueError: ...`) or a traceback is decisive only in a finished text and only when no
@@ -18,7 +18,8 @@ judge with the predicates here, so they cannot disagree about what a line means.
 - **Numbers.** What vLLM reported about memory and capacity, for every release 0.6 to 0.33:
   the KV cache, and the scheduler's caps where the log states them (`args: Namespace(...)` of
   0.6-0.8, `non-default args: {...}` of 0.11+, `Chunked prefill is enabled with ...`).
-- **Stats lines.** The scheduler's state vLLM logs every few seconds while busy (`stats_lines`):
+- **Stats lines.** The scheduler's state vLLM logs every few seconds while busy (`stats_lines`,
+  read in `log_stats`):
   V0's `Avg prompt throughput: ... Running: N reqs, Swapped: N reqs, Pending: N reqs, GPU KV
   cache usage: X%, CPU KV cache usage: Y%` (0.6-0.10), V1's `Engine 000: ... Running: N reqs,
   Waiting: N reqs[, Deferred: N reqs][, Preemptions: N], GPU KV cache usage: X%, ...` and its
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from servetune.vllm.log_lines import LEVELS, QUIET, LogLine, parse_line, raw_lines, read_lines
+from servetune.vllm.log_stats import StatsLine, stats_lines
 
 __all__ = [
     "PHASES",
@@ -40,6 +42,7 @@ __all__ = [
     "Reported",
     "StartWatch",
     "StatsLine",
+    "answered",
     "engine_died",
     "final_ready",
     "furthest_phase",
@@ -80,14 +83,34 @@ _READY = re.compile(
 )
 # uvicorn finished its startup, or the server reports what it serves.
 _FINAL_READY = re.compile(r"Application startup complete|Avg prompt throughput: ")
+# The API server took a request, which it does only once it is up: uvicorn's access line
+# (`"POST /v1/chat/completions HTTP/1.1" 500`), the engine adding one (`Added request <id>.`, V0
+# AsyncLLMEngine and MQLLMEngine 0.4-0.10, V1 AsyncLLM 0.8+) or the request logger receiving
+# it (`Received request <id>: ...`, entrypoints/logger.py).
+_ANSWERED = re.compile(
+    r'"(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) /\S* HTTP/[\d.]+" \d{3}\b'
+    r"|^Added request \S+\.$|^Received request \S+: "
+)
+# vLLM's OpenAI request handlers (`serving_chat.py`, `serving_completion.py`... up to 0.2x,
+# `serving.py` of each endpoint's folder later) log errors only while they handle a request
+# (`logger.exception("Error in preprocessing prompt inputs")`, "Error with model ...").
+_HANDLER = re.compile(r"^serving(?:_\w+)?\.py$")
 # Only an engine that served a request prints these: V0's AsyncLLMEngine starts its background
 # loop at the first request (`add_request`: `if not self.is_running: start_background_loop()`,
 # 0.4-0.10), and `_log_task_completion` reports that loop's end, which only an error causes
 # (a cancelled loop logs "Engine is gracefully shutting down." at INFO); a request sent to the
 # dead loop is refused with "Background loop has errored already".
+# The same for the API server's handler of a request that met a dead engine: it ends the server
+# (`MQLLMEngine is already dead, terminating server process`, launcher.py 0.5-0.8). And the
+# engine-dead errors of the engine clients, which only an engine that was running raises (a start
+# that fails says "Engine process failed to start" or "Engine core initialization failed"): V0's
+# MQEngineDeadError ("Engine loop is not running", 0.6-0.10) and V1's EngineDeadError (the core
+# reported ENGINE_CORE_DEAD from its busy loop, 0.8+).
 _SERVED = re.compile(
     r"Engine background task failed|Exception in callback _log_task_completion"
     r"|AsyncEngineDeadError: (?:Task finished unexpectedly|Background loop (?:has errored|is not))"
+    r"|(?:has failed|is already dead), terminating server process"
+    r"|^(?:[\w.]+\.)?(?:MQ)?EngineDeadError: "
 )
 # The port could not be bound. vLLM 0.6.4+ binds it before the engine starts; before that
 # uvicorn binds it after `Application startup complete` (vllm#8791, pipeline parallel), so this
@@ -128,10 +151,12 @@ _WRAPPERS = re.compile(
     r"|^ray\.exceptions\.\w+\(|^Process \w+-?\d*:$"
     r"|EngineCore hit an exception|WorkerProc hit an exception|^Error executing method \S+\. "
     r"|^Invocation of \S+ method failed"
+    r"|terminating server process|Engine loop (?:has died|is not running)"
+    r"|^Exception in worker \S+ while processing method \w+\.$"
 )
 # After "ready", only these make an error the server's own rather than a request's.
 _ENGINE_DIED = re.compile(
-    r"EngineCore encountered a fatal error|EngineDeadError|Engine loop has died"
+    r"EngineCore encountered a fatal error|EngineDeadError|Engine loop (?:has died|is not running)"
 )
 _SHUTDOWN = re.compile(
     r"\[shutdown\]|SIGTERM|SIGINT|received signal|Shutting down|shutdown complete|KeyboardInterrupt"
@@ -152,15 +177,27 @@ PHASES: tuple[tuple[re.Pattern[str], str], ...] = (
 
 
 def is_ready(line: LogLine) -> bool:
-    """The API server announced itself, or the engine served (see `final_ready` for the line
-    that settles it)."""
-    return _READY.search(line.text) is not None or served(line)
+    """The API server announced itself, took a request, or the engine served (see
+    `final_ready` for the line that settles it)."""
+    return _READY.search(line.text) is not None or answered(line) or served(line)
 
 
 def final_ready(line: LogLine) -> bool:
-    """uvicorn finished its startup, the server logged its stats, or its engine served: after
-    this only a port that fails to bind (`port_lost`) undoes the start."""
-    return _FINAL_READY.search(line.text) is not None or served(line)
+    """uvicorn finished its startup, the server logged its stats or took a request, or its
+    engine served: after this only a port that fails to bind (`port_lost`) undoes the start."""
+    return _FINAL_READY.search(line.text) is not None or answered(line) or served(line)
+
+
+def answered(line: LogLine) -> bool:
+    """The API server took a request: its access line, the request added or received, or an
+    error its request handlers logged."""
+    if _ANSWERED.search(line.text.strip()) is not None:
+        return True
+    return (
+        line.level == "ERROR"
+        and line.source is not None
+        and _HANDLER.match(line.source) is not None
+    )
 
 
 def served(line: LogLine) -> bool:
@@ -446,77 +483,3 @@ def _min_available(texts: Sequence[str]) -> str | None:
         if (m := _AVAILABLE_KV.search(text))
     ]
     return min(values, key=float) if values else None
-
-
-# --- the periodic stats lines ---------------------------------------------------------------------
-
-_STATS = re.compile(
-    r"(?:Engine (?P<engine>\d+): |(?P<engines>\d+) Engines? Aggregated: )?"
-    r"Avg prompt throughput: (?P<prompt>[\d.]+) tokens/s, "
-    r"Avg generation throughput: (?P<generation>[\d.]+) tokens/s, "
-    r"Running: (?P<running>\d+) reqs?, "
-    r"(?:Swapped: (?P<swapped>\d+) reqs?, )?"
-    r"(?:(?:Pending|Waiting): (?P<waiting>\d+) reqs?, )?"
-    r"(?:Deferred: (?P<deferred>\d+) reqs?, )?"
-    r"(?:Preemptions: (?P<preemptions>\d+), )?"
-    r"(?:GPU|CPU|XPU|NPU|HPU|TPU)? ?KV cache usage: (?P<kv>[\d.]+)%"
-    r"(?:, CPU KV cache usage: (?P<cpu_kv>[\d.]+)%)?"
-)
-# vLLM's own time stamp (`INFO 02-28 21:48:18`): month-day, no year.
-_STAMP = re.compile(r"\b(\d\d-\d\d \d\d:\d\d:\d\d)\b")
-
-
-@dataclass(frozen=True)
-class StatsLine:
-    """One periodic stats line: the scheduler's state and the throughput over the last interval.
-
-    `stamp` is vLLM's time stamp as printed (`MM-DD HH:MM:SS`, no year), None where a paste lost
-    it; `engine` the engine's index (`000`), or `all` for the aggregated line; `waiting` is V0's
-    `Pending`; KV cache usage is a 0-1 fraction, as /metrics has it.
-    """
-
-    stamp: str | None
-    engine: str | None
-    prompt_tokens_per_s: float
-    generation_tokens_per_s: float
-    running: int
-    waiting: int | None
-    kv_cache_usage: float
-    swapped: int | None = None
-    deferred: int | None = None
-    preemptions: int | None = None  # in this interval (V1 0.33)
-    cpu_kv_cache_usage: float | None = None
-
-
-def _stats(match: re.Match[str], stamp: str | None) -> StatsLine:
-    def count(name: str) -> int | None:
-        value = match[name]
-        return None if value is None else int(value)
-
-    cpu_kv = match["cpu_kv"]
-    return StatsLine(
-        stamp=stamp,
-        engine=match["engine"] or ("all" if match["engines"] else None),
-        prompt_tokens_per_s=float(match["prompt"]),
-        generation_tokens_per_s=float(match["generation"]),
-        running=int(match["running"]),
-        waiting=count("waiting"),
-        kv_cache_usage=float(match["kv"]) / 100,
-        swapped=count("swapped"),
-        deferred=count("deferred"),
-        preemptions=count("preemptions"),
-        cpu_kv_cache_usage=None if cpu_kv is None else float(cpu_kv) / 100,
-    )
-
-
-def stats_lines(text: str) -> list[StatsLine]:
-    """Every periodic stats line of a log, in order; several pasted onto one line (a lost line
-    break) count one by one, each with the last time stamp printed before it."""
-    found: list[StatsLine] = []
-    for raw in raw_lines(text):
-        start = 0
-        for match in _STATS.finditer(raw):
-            stamps = _STAMP.findall(raw, start, match.start())
-            found.append(_stats(match, stamps[-1] if stamps else None))
-            start = match.end()
-    return found

@@ -9,7 +9,10 @@ across cluster]`), torch's `[rank0]: `, and the level/time/file prefix of vLLM, 
 uvicorn, glog and Python logging. Records a collector wrapped are unwrapped first: JSON lines,
 and CloudWatch's CSV export (`1756144012376,"a message, with ""quotes"" doubled"`). Colour
 codes go, also spelled out as text the way pastes and collectors write them: caret notation
-(`^[[1;36m`, `^M`) and syslog's octal escapes (`#033[1;36m`, `#015`).
+(`^[[1;36m`, `^M`) and syslog's octal escapes (`#033[1;36m`, `#015`). Libraries beside vLLM write
+their own level prefix: oneCCL (`2025:03:13-10:36:27:(  636) |CCL_ERROR| `, Intel GPUs). A prefix
+no rule knows (a user's own sidecar logger) goes when vLLM's full logger prefix or uvicorn's
+padded level follows it on the line.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # Colour codes, and the HTML a rich terminal viewer turns them into when copied. Pastes and
 # collectors spell ESC and CR out as text: caret notation (`^[[1;36m` ... `^M`, what `cat -v` and
@@ -49,12 +52,24 @@ _OUTER = re.compile(
 # uvicorn (`INFO:     `), Ray (`2025-02-26 11:14:54,614 INFO worker.py:1 -- `), Python logging.
 _LEVEL = re.compile(
     rf"(?:(?P<a>{LEVELS})\s+(?:\d{{4}}-)?\d\d-\d\d\s+\d\d:\d\d:\d\d(?:[.,]\d+)?\s+"
-    r"\[?[\w./-]+:\d+\]\s?"
+    r"\[?(?P<source>[\w./-]+):\d+\]\s?"
     rf"|(?P<b>{LEVELS}):\s+"
     rf"|\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\s+(?P<c>{LEVELS})\s+[\w./-]+:\d+ -- "
     rf"|(?:\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\s+)?\[(?P<d>{LEVELS})\]\s+"
     rf"|\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? - [\w.]+ - (?P<e>{LEVELS}) - "
     r")"
+)
+# oneCCL's own lines (Intel's collective library under vLLM's XPU workers): `2025:03:13-10:36:27:(
+# 636) |CCL_WARN| ...`, its levels named CCL_<level>.
+_CCL = re.compile(r"\d{4}:\d\d:\d\d-\d\d:\d\d:\d\d:\(\s*\d+\) \|CCL_(?P<level>[A-Z]+)\| ")
+_CCL_LEVELS = {"ERROR": "ERROR", "FATAL": "CRITICAL", "WARN": "WARNING"}
+# Where vLLM's own text starts on a line some unknown prefix leads: vLLM's full logger prefix
+# (level, date, time, file:line) or uvicorn's level padded to its column; specific enough that
+# nothing else looks like them.
+_OWN_START = re.compile(
+    rf"(?<=\s)(?:(?:{LEVELS}) (?:\d{{4}}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? "
+    r"\[?[\w./-]+\.py:\d+\] "
+    r"|(?:INFO: {5}|WARNING: {2}|ERROR: {4}|DEBUG: {4}|CRITICAL: )(?=\S))"
 )
 # torch/glog lines: `W1130 07:36:16.401000 7670 torch/_library/triton.py:53] ...`
 _GLOG = re.compile(r"\[?(?P<g>[IWEF])\d{4} \d\d:\d\d:\d\d\.\d+\s+(?:\d+\s+)?[\w./-]+:\d+\]\s?")
@@ -69,12 +84,14 @@ class LogLine:
 
     `level` is None for raw stderr (tracebacks, argparse), never INFO noise; `text` is
     right-stripped with its indentation kept (traceback frames); `prefixed` says whether any
-    prefix was removed (a line a terminal wrapped continues without one).
+    prefix was removed (a line a terminal wrapped continues without one); `source` is the file
+    vLLM's logger prefix names (`serving_chat.py`), None where the line has none.
     """
 
     level: str | None
     text: str
     prefixed: bool = False
+    source: str | None = None
 
     @property
     def loud(self) -> bool:
@@ -84,21 +101,28 @@ class LogLine:
         return not self.text[:1].isspace() or self.text.lstrip().startswith("Value error, ")
 
 
-def _strip_level(text: str) -> tuple[str | None, str] | None:
+def _strip_level(text: str) -> tuple[str | None, str, str | None] | None:
+    """The level, the text after its prefix and the file the prefix names, or None."""
     glog = _GLOG.match(text)
     if glog:
-        return _GLOG_LEVELS[glog["g"]], text[glog.end() :]
+        return _GLOG_LEVELS[glog["g"]], text[glog.end() :], None
+    ccl = _CCL.match(text)
+    if ccl:
+        return _CCL_LEVELS.get(ccl["level"], "INFO"), text[ccl.end() :], None
     match = _LEVEL.match(text)
     if match is None:
         return None
-    level = next(v for k, v in match.groupdict().items() if v is not None)
-    return ("WARNING" if level == "WARN" else level), text[match.end() :]
+    groups = match.groupdict()
+    source = groups.pop("source")
+    level = next(v for v in groups.values() if v is not None)
+    return ("WARNING" if level == "WARN" else level), text[match.end() :], source
 
 
 def parse_line(raw: str) -> LogLine:
     """One raw line as a LogLine (always succeeds: every prefix is optional)."""
     text = _ANSI.sub("", raw).rstrip()
     level: str | None = None
+    source: str | None = None
     prefixed = False
     for _ in range(12):  # bounded: each pass removes at least one prefix
         outer = _OUTER.match(text)
@@ -106,10 +130,12 @@ def parse_line(raw: str) -> LogLine:
             text, prefixed = text[outer.end() :], True
             continue
         leveled = _strip_level(text) if level is None else None
+        if leveled is None and level is None and (own := _OWN_START.search(text)) is not None:
+            leveled = _strip_level(text[own.start() :])
         if leveled is None:
             break
-        level, text, prefixed = leveled[0], leveled[1], True
-    return LogLine(level, _REPEATED.sub("", text), prefixed)
+        (level, text, source), prefixed = leveled, True
+    return LogLine(level, _REPEATED.sub("", text), prefixed, source)
 
 
 # pydantic prints `<field>` on one line and `  <message> [type=...]` on the next.
@@ -213,11 +239,9 @@ def read_lines(text: str) -> list[LogLine]:
         if previous is not None and _continues(previous, last_raw, line, width):
             # A cut at a space loses the space to rstrip: the line is one short of the width.
             gap = " " if width is not None and len(last_raw) == width - 1 else ""
-            merged[-1] = LogLine(previous.level, previous.text + gap + line.text, previous.prefixed)
+            merged[-1] = replace(previous, text=previous.text + gap + line.text)
         elif previous is not None and _pydantic_message(previous, line):
-            merged[-1] = LogLine(
-                previous.level, f"{previous.text}: {line.text.strip()}", previous.prefixed
-            )
+            merged[-1] = replace(previous, text=f"{previous.text}: {line.text.strip()}")
         else:
             merged.append(_without_pydantic_noise(line))
         last_raw = raw
@@ -237,4 +261,4 @@ def _without_pydantic_noise(line: LogLine) -> LogLine:
     if not body.startswith("Value error, "):
         return line
     # Drop the `[type=..., input_value=ArgsKwargs(...)]` tail: the whole config, truncated.
-    return LogLine(line.level, "  " + _PYDANTIC_VALUE_NOISE.sub("", body), line.prefixed)
+    return replace(line, text="  " + _PYDANTIC_VALUE_NOISE.sub("", body))
