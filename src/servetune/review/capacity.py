@@ -92,7 +92,9 @@ def _pessimistic_extra(model: ModelFacts) -> float:
     return extra + (_MULTIMODAL_ENCODER_GIB if is_multimodal(model) else 0.0)
 
 
-def _notes(model: ModelFacts, settings: Settings, version: str | None) -> tuple[str, ...]:
+def _notes(
+    model: ModelFacts, settings: Settings, version: str | None, *, release_known: bool = True
+) -> tuple[str, ...]:
     notes: list[str] = []
     quant = model.quantization
     if quant is not None and quant.method == "mxfp4":
@@ -111,11 +113,11 @@ def _notes(model: ModelFacts, settings: Settings, version: str | None) -> tuple[
         copies = sampler_copies(version)
         if copies.central - copies.low > 1.0:
             notes.append("sampler-flashinfer")
-    return (*notes, *_release_notes(model, settings, version))
+    return (*notes, *_release_notes(model, settings, version if release_known else None))
 
 
 def _release_notes(model: ModelFacts, settings: Settings, version: str | None) -> list[str]:
-    """Notes on what the release (or its absence) changes in the profile."""
+    """Notes on what the release (None: not given, the newest assumed) changes in the profile."""
     if version is None:
         return ["release-unknown-unchunked"] if _unchunked_would_hold_more(model, settings) else []
     # CUDA graphs move the result by about a GiB: worth saying when the budget is near full.
@@ -233,12 +235,14 @@ def estimate(
     *,
     version: str | None = None,
     gpu: GpuSpec | None = None,
+    release_known: bool = True,
 ) -> Estimate | None:
     """The per-GPU memory estimate, or None when the model's shape is not known well enough.
 
     `memory_gib` is the card's nominal memory (`device_total_gib` turns it into what the driver
     reports for `gpu`, CUDA's or ROCm's); `version` (the vLLM release) decides the sampler's
-    warm-up, whether CUDA graphs count against the budget and how DeepSeek's MLA is cached."""
+    warm-up, whether CUDA graphs count against the budget and how DeepSeek's MLA is cached;
+    `release_known` False says it was assumed (the newest), which the notes weigh."""
     if not (model.hidden_size and model.num_layers and model.head_dim):
         return None
     total_bytes, params = weight_bytes(model, settings)
@@ -273,7 +277,7 @@ def estimate(
         max_concurrent_seqs_at_max_model_len=concurrency,
         max_model_len_that_fits=fits,
         weight_bits=8 * total_bytes / params if params else 0.0,
-        notes=_notes(model, settings, version) + short,
+        notes=_notes(model, settings, version, release_known=release_known) + short,
         kv_available_gib_per_gpu=mem.available,
         kv_available_gib_range=mem.available_range,
         max_model_len_that_fits_optimistic=optimistic,
