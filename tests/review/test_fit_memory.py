@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from servetune.errors import ServetuneError
+from servetune.review import startup_profile
 from servetune.review.check import CheckOptions, Report, check_text
 from servetune.review.hardware import parse_gpus
+from servetune.review.model import find_model
 from servetune.review.startup_profile import device_total_gib
 
 CORPUS = Path(__file__).parents[1] / "data" / "corpus" / "memory.json"
@@ -92,12 +94,21 @@ def test_mla_is_disabled_for_awq_in_0_7_1_and_0_7_2() -> None:
     assert later.kv_bytes_per_token_per_gpu == 61 * 576 * 2
 
 
+_OWN_BLOCK_SIZE = ("gaudi", "hpu", "neuron", "tpu", "inferentia", "trainium")
+
+
 def _logged(record: dict[str, Any]) -> tuple[str, float] | None:
+    """As benchmarks/real_world.py scores it: V0's blocks at the block size logged, else at
+    vLLM's default of 16 on GPUs."""
     logged = record["logged"]
     if logged.get("kv_tokens"):
         return "tokens", float(logged["kv_tokens"])
-    if logged.get("gpu_blocks") and logged.get("block_size"):
-        return "tokens", float(logged["gpu_blocks"] * logged["block_size"])
+    gpus = str(record.get("gpus") or "").lower()
+    block_size = logged.get("block_size") or (
+        None if any(name in gpus for name in _OWN_BLOCK_SIZE) else 16
+    )
+    if logged.get("gpu_blocks") and block_size:
+        return "tokens", float(logged["gpu_blocks"] * block_size)
     if logged.get("kv_cache_gib"):
         return "gib", float(logged["kv_cache_gib"])
     return None
@@ -141,3 +152,84 @@ def test_weights_and_reserve_over_the_budget_are_noted() -> None:
     assert report.estimate.kv_available_gib_per_gpu is not None
     assert report.estimate.kv_available_gib_per_gpu < 0
     assert "no-kv-memory" in report.estimate.notes
+
+
+# --- the dummy forward's peak, from what vLLM's layers allocate ---------------------------------
+
+
+def test_llama_405b_at_tp8_with_a_whole_131k_prompt_profiled() -> None:
+    """benchmark_throughput.py (0.6.3) passes enable_chunked_prefill=False: the profile runs
+    one 131,072-token batch, whose hidden-size activations dominate at TP 8 (28.7 GiB reserve
+    on MI300X: 3 x 16384 + 3 x 53248 / 8 values a token, as torch's cache holds them, plus
+    RCCL's and the BLAS libraries' memory)."""
+    record = fit_record("llmtracker-mi300x-llama31-405b-bf16-tp8-v063")
+    command = "vllm serve meta-llama/Llama-3.1-405B-Instruct -tp 8 --enable-chunked-prefill=False"
+    report = review(command, record["gpus"], "0.6.3")
+    assert report.settings.max_num_batched_tokens == 131072
+    assert report.estimate is not None
+    logged_tokens = record["logged"]["gpu_blocks"] * 16
+    assert report.estimate.kv_cache_tokens == pytest.approx(logged_tokens, rel=0.10)
+
+
+def test_llama_7b_at_tp8_on_mi300x_keeps_rccl_out_of_the_kv_cache() -> None:
+    record = fit_record("llmtracker-mi300x-llama2-7b-tp8-v063")
+    report = review("vllm serve meta-llama/Llama-2-7b-chat-hf -tp 8", record["gpus"], "0.6.3")
+    assert report.estimate is not None
+    assert report.estimate.reserve_gib_per_gpu > 5.0  # 5.72 GiB left between budget and KV
+    logged_tokens = record["logged"]["gpu_blocks"] * 16
+    assert report.estimate.kv_cache_tokens == pytest.approx(logged_tokens, rel=0.03)
+
+
+def test_forward_peak_per_token_is_three_hidden_and_three_mlp_widths() -> None:
+    """Llama-3.1-8B: (3 x 4096 + 3 x 14336) x 2 B = 110.6 KB a token (vllm#10517 logged
+    2.07 GiB at 20000 tokens in 0.6)."""
+    model = find_model("meta-llama/Llama-3.1-8B-Instruct")
+    assert model is not None
+    report = review("vllm serve meta-llama/Llama-3.1-8B-Instruct", "1xH100-80GB", "0.6.4")
+    peak = startup_profile.forward_peak_gib(model, report.settings, 20000, "0.6.4")
+    assert peak == pytest.approx(20000 * 110592 / 1024**3, rel=0.001)
+    assert peak == pytest.approx(2.07, rel=0.03)
+
+
+def test_marlin_copies_its_input_before_0_8() -> None:
+    model = find_model("Qwen/Qwen2.5-72B-Instruct-GPTQ-Int4")
+    assert model is not None
+    settings = review("vllm serve Qwen/Qwen2.5-72B-Instruct-GPTQ-Int4", "1xA40", "0.6.4").settings
+    before = startup_profile.forward_peak_gib(model, settings, 8192, "0.6.4", 86)
+    after = startup_profile.forward_peak_gib(model, settings, 8192, "0.8.0", 86)
+    turing = startup_profile.forward_peak_gib(model, settings, 8192, "0.6.4", 75)
+    assert before - after == pytest.approx(8192 * 29568 * 2 / 1024**3)
+    assert turing == after  # no Marlin below sm80
+
+
+@pytest.mark.parametrize(
+    ("version", "gpus", "chunked"),
+    [("0.5.2", "1xH100-80GB", False), ("0.6.3", "1xH100-80GB", True), ("0.6.5", "1xMI300X", False)],
+)
+def test_v0_chunks_long_contexts_by_release(version: str, gpus: str, chunked: bool) -> None:
+    """V0 turned chunked prefill on by itself above 32K from 0.5.3, and not on ROCm from 0.6.5."""
+    settings = review("vllm serve meta-llama/Llama-3.1-8B-Instruct", gpus, version).settings
+    assert settings.chunked_prefill is chunked
+    assert settings.max_num_batched_tokens == (512 if chunked else 131072)
+
+
+def test_two_t4s_without_a_release_are_noted_and_near_with_one() -> None:
+    """deepseek-coder-6.7b on two T4s (vllm#5248, release not stated, 2024-06): its linear rope
+    scaling makes 65,536 tokens, which V0 profiled whole; the newest defaults chunk it."""
+    record = fit_record("vllm-5248-deepseek-coder-6.7b-2xT4")
+    logged_tokens = record["logged"]["gpu_blocks"] * 16
+    unknown = review(record["command"], record["gpus"], None).estimate
+    assert unknown is not None
+    assert "release-unknown-unchunked" in unknown.notes
+    dated = review(record["command"], record["gpus"], "0.5.0").estimate
+    assert dated is not None
+    assert "release-unknown-unchunked" not in dated.notes
+    assert dated.kv_cache_tokens is not None
+    assert 1 / FAR_OFF < dated.kv_cache_tokens / logged_tokens < FAR_OFF
+
+
+def test_an_unchunked_batch_is_never_below_2048_tokens() -> None:
+    settings = review("vllm serve teknium/OpenHermes-2.5-Mistral-7B", "1xA6000", "0.4.1").settings
+    assert not settings.chunked_prefill
+    assert settings.max_num_batched_tokens is not None
+    assert settings.max_num_batched_tokens >= 2048

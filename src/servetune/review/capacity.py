@@ -20,12 +20,12 @@ from servetune.review.kv_cache import (
     mla_latent_cached,
 )
 from servetune.review.model import ModelFacts
-from servetune.review.settings import GIB, Settings
+from servetune.review.settings import GIB, Settings, is_multimodal
 from servetune.review.startup_profile import (
     CUDA_GRAPH_PROFILED_FROM,
     DEVICE_TOTAL_SPREAD_GIB,
     device_total_gib,
-    is_multimodal,
+    forward_peak_gib,
     is_pooling,
     reserve_terms,
     sampler_copies,
@@ -92,7 +92,9 @@ def _pessimistic_extra(model: ModelFacts) -> float:
     return extra + (_MULTIMODAL_ENCODER_GIB if is_multimodal(model) else 0.0)
 
 
-def _notes(model: ModelFacts, settings: Settings, version: str | None) -> tuple[str, ...]:
+def _notes(
+    model: ModelFacts, settings: Settings, version: str | None, *, release_known: bool = True
+) -> tuple[str, ...]:
     notes: list[str] = []
     quant = model.quantization
     if quant is not None and quant.method == "mxfp4":
@@ -111,11 +113,33 @@ def _notes(model: ModelFacts, settings: Settings, version: str | None) -> tuple[
         copies = sampler_copies(version)
         if copies.central - copies.low > 1.0:
             notes.append("sampler-flashinfer")
+    return (*notes, *_release_notes(model, settings, version if release_known else None))
+
+
+def _release_notes(model: ModelFacts, settings: Settings, version: str | None) -> list[str]:
+    """Notes on what the release (None: not given, the newest assumed) changes in the profile."""
+    if version is None:
+        return ["release-unknown-unchunked"] if _unchunked_would_hold_more(model, settings) else []
     # CUDA graphs move the result by about a GiB: worth saying when the budget is near full.
-    if version and not settings.enforce_eager and settings.gpu_memory_utilization >= 0.95:
+    if not settings.enforce_eager and settings.gpu_memory_utilization >= 0.95:
         profiled = version_at_least(version, CUDA_GRAPH_PROFILED_FROM)
-        notes.append("cuda-graphs-estimated" if profiled else "cuda-graphs-outside")
-    return tuple(notes)
+        return ["cuda-graphs-estimated" if profiled else "cuda-graphs-outside"]
+    return []
+
+
+# A forward peak this much larger (GiB per GPU) is worth a note.
+_UNCHUNKED_NOTE_GIB = 1.0
+
+
+def _unchunked_would_hold_more(model: ModelFacts, settings: Settings) -> bool:
+    """Without a release the estimate takes the newest defaults (chunked prefill); V0 before
+    0.8 profiled a whole max_model_len prompt when it did not chunk (up to 32K tokens, and above
+    it before 0.5.3): true when that forward pass would hold back over a GiB more."""
+    length, budget = settings.max_model_len, settings.max_num_batched_tokens
+    if not (settings.chunked_prefill and length and budget and length > budget):
+        return False
+    now = forward_peak_gib(model, settings, budget)
+    return forward_peak_gib(model, settings, length) - now > _UNCHUNKED_NOTE_GIB
 
 
 def _longest_fitting(
@@ -184,7 +208,8 @@ def _memory(
     its range with every uncertain term at one end (group-quant layouts +-3% of the weights)."""
     weights = total_bytes / (settings.tensor_parallel_size * settings.pipeline_parallel_size) / GIB
     platform = gpu.platform if gpu is not None else "cuda"
-    terms = reserve_terms(model, settings, version, platform).values()
+    capability = gpu.capability if gpu is not None else None
+    terms = reserve_terms(model, settings, version, platform, capability).values()
     reserve = sum(t.central for t in terms)
     if not memory_gib:
         return _Memory(weights, reserve, None, None, None)
@@ -210,12 +235,14 @@ def estimate(
     *,
     version: str | None = None,
     gpu: GpuSpec | None = None,
+    release_known: bool = True,
 ) -> Estimate | None:
     """The per-GPU memory estimate, or None when the model's shape is not known well enough.
 
     `memory_gib` is the card's nominal memory (`device_total_gib` turns it into what the driver
     reports for `gpu`, CUDA's or ROCm's); `version` (the vLLM release) decides the sampler's
-    warm-up, whether CUDA graphs count against the budget and how DeepSeek's MLA is cached."""
+    warm-up, whether CUDA graphs count against the budget and how DeepSeek's MLA is cached;
+    `release_known` False says it was assumed (the newest), which the notes weigh."""
     if not (model.hidden_size and model.num_layers and model.head_dim):
         return None
     total_bytes, params = weight_bytes(model, settings)
@@ -250,7 +277,7 @@ def estimate(
         max_concurrent_seqs_at_max_model_len=concurrency,
         max_model_len_that_fits=fits,
         weight_bits=8 * total_bytes / params if params else 0.0,
-        notes=_notes(model, settings, version) + short,
+        notes=_notes(model, settings, version, release_known=release_known) + short,
         kv_available_gib_per_gpu=mem.available,
         kv_available_gib_range=mem.available_range,
         max_model_len_that_fits_optimistic=optimistic,

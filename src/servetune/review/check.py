@@ -174,6 +174,7 @@ def review(
             memory,
             version=command.version,
             gpu=machine.spec if machine else None,
+            release_known=command.release_known,
         )
         if model_facts
         else None

@@ -144,16 +144,54 @@ def _v1_batch_defaults(version: str, gpu: GpuSpec | None) -> tuple[int, int, Rea
     return 2048, 256, Reason("default.batch.gpu", version=version, gpu=gpu.name)
 
 
+def is_multimodal(model: ModelFacts) -> bool:
+    """Vision-language checkpoints: vLLM also profiles their encoder, which the text-only
+    arithmetic leaves out, and V0 did not chunk their prefills by default."""
+    arch = model.architecture or ""
+    return arch.endswith("ForConditionalGeneration") or arch == "InternVLChatModel"
+
+
+# V0 (vllm/engine/arg_utils.py) turned chunked prefill on by itself from 0.5.3, above 32K tokens
+# of context on a GPU, unless the model slides its window or a draft model, LoRA, prefix caching
+# (until 0.6.1) or, from 0.6.2, a multimodal model is served; from 0.6.5 not on ROCm nor for a
+# pooling model either.
+_LONG_CONTEXT = 32768
+_V0_AUTO_CHUNK_FROM = "0.5.3"
+
+
+def _v0_auto_chunked(
+    command: ServeCommand, model: ModelFacts | None, gpu: GpuSpec | None, max_model_len: int
+) -> bool:
+    version = command.version
+    if max_model_len <= _LONG_CONTEXT or not version_at_least(version, _V0_AUTO_CHUNK_FROM):
+        return False
+    if model is not None and model.sliding_window:
+        return False
+    if "--speculative-model" in command.args or command.switch("--enable-lora"):
+        return False
+    if command.switch("--enable-prefix-caching") and not version_at_least(version, "0.6.1"):
+        return False
+    if model is not None and is_multimodal(model) and version_at_least(version, "0.6.2"):
+        return False
+    later = version_at_least(version, "0.6.5")
+    on_rocm = gpu is not None and gpu.platform == "rocm"
+    pooling = _pooling(command) or (model is not None and model.is_pooling)
+    return not (later and (on_rocm or pooling))
+
+
 def _chunked_prefill(
-    command: ServeCommand, max_model_len: int | None
+    command: ServeCommand,
+    max_model_len: int | None,
+    model: ModelFacts | None = None,
+    gpu: GpuSpec | None = None,
 ) -> tuple[bool, Reason | None]:
     version = command.version
     flag = command.switch("--enable-chunked-prefill")
     if not version_at_least(version, "0.8.0"):
         if flag is not None:
             return flag, None
-        long_context = max_model_len is not None and max_model_len > 32768
-        return long_context, Reason("default.chunked.v0")
+        auto = max_model_len is not None and _v0_auto_chunked(command, model, gpu, max_model_len)
+        return auto, Reason("default.chunked.v0")
     if not version_at_least(version, "0.15.0"):
         return True, Reason("default.chunked.v1", version=version)
     if flag is not None:
@@ -215,9 +253,9 @@ def _batch(
         defaults["--max-num-seqs"] = why
     if mbt is None:
         mbt = default_mbt
-        if not chunked and max_model_len is not None:
+        if not chunked:
             # without chunking a whole prompt must fit in one step
-            mbt = max(max_model_len, mbt, _UNCHUNKED_FLOOR)
+            mbt = max(max_model_len or 0, mbt, _UNCHUNKED_FLOOR)
         if max_model_len is not None:
             mbt = min(seqs * max_model_len, mbt)
         defaults["--max-num-batched-tokens"] = why
@@ -232,7 +270,7 @@ def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware 
     version = command.version
     defaults: dict[str, Reason] = {}
     max_model_len, auto_len = _model_len(command, model, defaults)
-    chunked, why_chunked = _chunked_prefill(command, max_model_len)
+    chunked, why_chunked = _chunked_prefill(command, max_model_len, model, gpu)
     if why_chunked:
         defaults["--enable-chunked-prefill"] = why_chunked
     seqs, mbt = _batch(command, gpu, max_model_len, chunked, defaults)

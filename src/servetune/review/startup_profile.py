@@ -54,10 +54,29 @@ _FUSED_COPIES = Spread(3.0, 3.5, 4.0)
 _TRITON_SAMPLER_FROM = "0.17.0"
 _FLASHINFER_OPTIONAL = ("0.8.0", "0.11.1")  # [from, until): FlashInfer's sampler if installed
 _TRITON_BUFFER_ROWS = 132  # one row per SM (H100: 132), cached across calls
-# The forward pass at the step's token budget keeps about four MLP-wide activations per token
-# (gate and up projections, their product, the residual): Llama-3.1-8B at 20000 and 29000
-# tokens logged 2.07 and 2.99 GiB in vLLM 0.6 (vllm#10517), 110 KB per token = 3.8 x 14336 x 2 B.
-_FORWARD_WIDTHS = 3.8
+# The forward pass at the step's token budget, from what vLLM's layers allocate (LlamaMLP,
+# LlamaDecoderLayer, every release): while down_proj writes its output (hidden) the residual
+# stream and the layer's input (2 x hidden) and the MLP's gate_up (2 x I/tp) and activation
+# (I/tp) outputs are alive: 3 x hidden + 3 x I/tp values per token, the layer's peak (attention's
+# q, k, v and output are narrower). Llama-3.1-8B: 110.6 KB a token, as vLLM 0.6 logged at 20000
+# and 29000 tokens (2.07 and 2.99 GiB, vllm#10517).
+_FORWARD_HIDDEN = 3
+_FORWARD_MLP = 3
+# Marlin kernels (GPTQ and AWQ on sm80+) copy their input into `a_tmp` (M x K) on every call
+# before 0.8.0 (gptq_marlin.cu; from 0.8.0 only with act order): one more I/tp at down_proj.
+_MARLIN_COPY_UNTIL = "0.8.0"
+_MARLIN_METHODS = ("gptq", "gptq_marlin", "awq", "awq_marlin", "auto-round", "auto_round")
+_MARLIN_MIN_CAPABILITY = 80
+# fused_moe (MoE layers) keeps topk x (2I + I)/tp intermediate values and topk x hidden weighted
+# outputs per token, in chunks of VLLM_FUSED_MOE_CHUNK_SIZE (32768) tokens.
+_MOE_CHUNK_TOKENS = 32768
+# Before 0.6.4 the profiler took the peak as the drop in free memory since the worker started
+# (worker.py `init_gpu_memory - free_gpu_memory`) without emptying torch's cache first: what the
+# caching allocator reserved, not what was allocated at once. Replaying a decoder layer's
+# allocations through a best-fit, split-and-coalesce allocator reserves 1.14 to 1.19 x the
+# allocated peak (Llama 8B to 405B).
+_TORCH_CACHE_FROM = "0.6.4"
+_TORCH_CACHE_FACTOR = 1.16
 _FORWARD_SPREAD = (0.8, 1.2)
 # Non-torch memory: 0.13-0.14 GiB at TP 1 and 0.55 GiB at TP 2 on H100 (llm-d), 0.16 GiB on an
 # H100 in 0.6.6 (vllm#12126), 0.33 GiB per rank at PP 2 (vllm#14452).
@@ -67,6 +86,13 @@ _NON_TORCH_MULTI = Spread(0.3, 0.6, 0.9)
 # one Radeon PRO W7900 in 0.6.4 (llmtracker); 6.07 GiB was logged on an MI300X at 4096
 # sequences with 20 scheduler steps, an outlier the range leaves out.
 _NON_TORCH_ROCM_TP1 = Spread(0.2, 0.4, 0.7)
+# Before 0.6.4 the drop in free memory also counts what ROCm loads and allocates after the worker
+# started: RCCL's buffers (set up after `init_gpu_memory` was read) and the BLAS libraries'
+# kernels and workspaces loaded by the first GEMM of the profile run. Llama-2-7B on MI300X in
+# 0.6.3 (llmtracker) left 2.50 GiB at TP 1 and 5.72 GiB at TP 8 between the budget, the weights and
+# the KV cache, of which the activation peak is 0.3 to 0.4 GiB.
+_NON_TORCH_ROCM_EARLY = Spread(1.5, 2.1, 2.6)
+_NON_TORCH_ROCM_EARLY_MULTI = Spread(4.0, 5.4, 6.5)
 # CUDA graphs are profiled into the budget since vLLM 0.21 (`profile_cudagraph_memory`, logged
 # "Estimated CUDA graph memory"). Graphs are captured for batch sizes up to
 # min(2 x max_num_seqs x (1 + speculative tokens), 512) (config/vllm.py) and share one memory
@@ -82,13 +108,56 @@ _CUDA_GRAPH_SPREAD = (0.0, 2.0)  # llm-d's -0.45 GiB: capture can even free memo
 DEVICE_TOTAL_SPREAD_GIB = 0.12
 
 
-def _forward_peak_gib(model: ModelFacts, settings: Settings, tokens: int) -> float:
-    dense = model.dense_intermediate_size or model.intermediate_size or 0
-    routed = (model.experts_per_token or 0) * (model.moe_intermediate_size or 0)
-    width = max(dense if not model.is_moe else 0, routed) / settings.tensor_parallel_size
+def _marlin_input_copy(model: ModelFacts, version: str | None, capability: int | None) -> bool:
+    quant = model.quantization
+    if quant is None or quant.method.lower() not in _MARLIN_METHODS:
+        return False
+    if capability is not None and capability < _MARLIN_MIN_CAPABILITY:
+        return False
+    return version is not None and not version_at_least(version, _MARLIN_COPY_UNTIL)
+
+
+def _forward_values_per_token(
+    model: ModelFacts, settings: Settings, tokens: int, version: str | None, capability: int | None
+) -> float:
+    """Activation values alive at the dummy forward's peak, per token of the step."""
+    tp = settings.tensor_parallel_size
+    hidden = model.hidden_size or 0
     if model.is_encoder:  # BERT-style MLPs have two matrices, not three (no gate)
-        width = (model.intermediate_size or 0) / settings.tensor_parallel_size
-    return tokens * _FORWARD_WIDTHS * width * 2 / GIB
+        return _FORWARD_HIDDEN * hidden + 2 * (model.intermediate_size or 0) / tp
+    dense = (model.dense_intermediate_size or model.intermediate_size or 0) / tp
+    widest = _FORWARD_MLP * dense if not model.is_moe else 0.0
+    if _marlin_input_copy(model, version, capability):
+        widest += dense
+    if model.is_moe and model.experts_per_token and model.moe_intermediate_size:
+        chunk = min(tokens, _MOE_CHUNK_TOKENS) / tokens if tokens else 1.0
+        per_expert = 3 * model.moe_intermediate_size / tp + hidden
+        widest = max(widest, model.experts_per_token * per_expert * chunk)
+    return _FORWARD_HIDDEN * hidden + widest
+
+
+def forward_peak_gib(
+    model: ModelFacts,
+    settings: Settings,
+    tokens: int,
+    version: str | None = None,
+    capability: int | None = None,
+) -> float:
+    """The torch peak of the dummy forward at `tokens` tokens, per GPU (GiB)."""
+    values = _forward_values_per_token(model, settings, tokens, version, capability)
+    return tokens * values * _activation_bytes(settings) / GIB
+
+
+def _activation_bytes(settings: Settings) -> int:
+    return 4 if settings.dtype == "float32" else 2
+
+
+def torch_cache_factor(version: str | None) -> float:
+    """What the profiled peak counts per allocated byte: torch's cached reservation before
+    0.6.4, the allocated peak itself from then on."""
+    if version is not None and not version_at_least(version, _TORCH_CACHE_FROM):
+        return _TORCH_CACHE_FACTOR
+    return 1.0
 
 
 def sampler_copies(version: str | None) -> Spread:
@@ -140,29 +209,41 @@ def cuda_graph_gib(settings: Settings, version: str | None) -> Spread:
     return Spread(central * low, central, central * high)
 
 
-def non_torch_gib(settings: Settings, platform: str = "cuda") -> Spread:
+def non_torch_gib(settings: Settings, platform: str = "cuda", version: str | None = None) -> Spread:
     """Memory outside torch's allocator (CUDA/HIP context, cuBLAS/hipBLASLt, NCCL buffers)."""
+    if (
+        platform == "rocm"
+        and version is not None
+        and not version_at_least(version, _TORCH_CACHE_FROM)
+    ):
+        return _NON_TORCH_ROCM_EARLY_MULTI if settings.world_size > 1 else _NON_TORCH_ROCM_EARLY
     if settings.world_size > 1:
         return _NON_TORCH_MULTI
     return _NON_TORCH_ROCM_TP1 if platform == "rocm" else _NON_TORCH_TP1
 
 
 def reserve_terms(
-    model: ModelFacts, settings: Settings, version: str | None = None, platform: str = "cuda"
+    model: ModelFacts,
+    settings: Settings,
+    version: str | None = None,
+    platform: str = "cuda",
+    capability: int | None = None,
 ) -> dict[str, Spread]:
     """The memory vLLM's profiler keeps out of the KV cache besides the weights, per GPU, term
     by term: `activation` (the larger of the forward pass at max_num_batched_tokens and the
-    sampler warm-up at max_num_seqs), `non_torch` and `cuda_graphs`."""
+    sampler warm-up at max_num_seqs, as torch's cache holds them before 0.6.4), `non_torch`
+    and `cuda_graphs`. `capability` (the GPU's, 80 for an A100) decides the kernels used."""
     tokens = settings.max_num_batched_tokens or max(settings.max_model_len or 0, 2048)
-    forward = _forward_peak_gib(model, settings, tokens)
+    cached = torch_cache_factor(version)
+    forward = forward_peak_gib(model, settings, tokens, version, capability) * cached
     low, high = _FORWARD_SPREAD
-    sampler = sampler_peak(model, settings, version)
+    sampler = sampler_peak(model, settings, version).scaled(cached)
     activation = Spread(
         max(forward * low, sampler.low),
         max(forward, sampler.central),
         max(forward * high, sampler.high),
     )
-    non_torch = non_torch_gib(settings, platform)
+    non_torch = non_torch_gib(settings, platform, version)
     graphs = cuda_graph_gib(settings, version)
     return {"activation": activation, "non_torch": non_torch, "cuda_graphs": graphs}
 
@@ -187,13 +268,6 @@ def device_total_gib(nominal_gib: float, gpu: GpuSpec | None = None) -> float:
     if gpu is not None and gpu.platform == "rocm":
         return _ROCM_REPORTED_GIB.get(gpu.name, nominal_gib - _ROCM_HELD_BACK_GIB)
     return nominal_gib * (1 - 0.0047) - 0.42
-
-
-def is_multimodal(model: ModelFacts) -> bool:
-    """Vision-language checkpoints: vLLM also profiles their encoder, which the text-only
-    arithmetic here leaves out."""
-    arch = model.architecture or ""
-    return arch.endswith("ForConditionalGeneration") or arch == "InternVLChatModel"
 
 
 def is_pooling(model: ModelFacts, settings: Settings) -> bool:

@@ -935,6 +935,12 @@ TEXTS: dict[str, str] = {
         "(head size 256 before 0.7.1; 192 in 0.7.1 and 0.7.2 for checkpoints other than fp8 "
         "and compressed-tensors): 10 to 30 times more KV per token than from 0.7.3."
     ),
+    "estimate-note.release-unknown-unchunked": (
+        "No vLLM release was given, so the newest release's defaults are assumed (chunked "
+        "prefill). Releases before 0.8 profile a whole --max-model-len prompt when they do not "
+        "chunk (below 32K tokens, and at any length before 0.5.3), which holds back more than a "
+        "GiB more per GPU here: pass --vllm-version for that release's figure."
+    ),
     "hardware-unknown.title": "No GPU information: hardware checks skipped",
     "hardware-unknown.why": (
         "No --gpus was given and NVML found no NVIDIA GPU here, so GPU count, memory and "

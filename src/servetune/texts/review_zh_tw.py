@@ -873,6 +873,12 @@ TEXTS: dict[str, str] = {
         "（0.7.1 之前 head size 為 256；0.7.1 與 0.7.2 中 fp8 與 compressed-tensors 以外的"
         "checkpoint 為 192）：每個 token 的 KV 是 0.7.3 起的 10 到 30 倍。"
     ),
+    "estimate-note.release-unknown-unchunked": (
+        "沒有指定 vLLM 版本，因此採用最新版本的預設值（分塊預填）。0.8 之前的版本在不分塊時"
+        "（context 低於 32K，0.5.3 之前則不論長度）會以一整個 --max-model-len 長度的 prompt "
+        "做記憶體分析，這裡每張 GPU 會多保留超過 1 GiB："
+        "請以 --vllm-version 指定版本取得該版本的數字。"
+    ),
     "hardware-unknown.title": "沒有 GPU 資訊：已跳過硬體檢查",
     "hardware-unknown.why": (
         "沒有指定 --gpus，這台機器上的 NVML 也找不到 NVIDIA GPU，所以 GPU 張數、"
