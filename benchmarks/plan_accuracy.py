@@ -287,7 +287,7 @@ def print_by_kind(title: str, cases: Sequence[accuracy.Case], eff: step_time.Eff
     print(f"\n{title}")
     print(f"  {'group':12} {'runs':>4}  " + "  ".join(f"{SHORT[m]:>12}" for m in accuracy.METRICS))
     table = {case.name: accuracy.errors(case, eff) for case in cases}
-    groups = {**accuracy.by_kind(cases), "all": list(cases)}
+    groups = accuracy.every_kind(cases)
     for kind, members in groups.items():
         cells = []
         for metric in accuracy.METRICS:

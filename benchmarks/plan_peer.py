@@ -216,7 +216,7 @@ def print_table(
     head = "  ".join(f"{accuracy_short(m):>21}" for m in accuracy.METRICS)
     print(f"  {'group':12} {'both':>4}/{'ours':<4}  {head}")
     print(f"  {'':22}" + "  ".join(f"{'servetune':>10} {'AIC':>10}" for _ in accuracy.METRICS))
-    groups = {**accuracy.by_kind(cases), "all": list(cases)}
+    groups = accuracy.every_kind(cases)
     for kind, members in groups.items():
         both = [c for c in members if theirs.get(c.name, PeerAnswer({})).figures]
         cells = []

@@ -100,6 +100,12 @@ def by_kind(cases: Sequence[Case]) -> dict[str, list[Case]]:
     return {k: got for k in KINDS if (got := [c for c in cases if c.kind == k])}
 
 
+def every_kind(cases: Sequence[Case]) -> dict[str, list[Case]]:
+    """The cases of every accuracy group in `KINDS` order, empty ones too (a group no record
+    falls in is a gap a table should show), then "all"."""
+    return {**{k: [c for c in cases if c.kind == k] for k in KINDS}, "all": list(cases)}
+
+
 def _load(workload: dict[str, object]) -> Load:
     def num(key: str) -> float | None:
         value = workload.get(key)

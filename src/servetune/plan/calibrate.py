@@ -34,6 +34,9 @@ BOUNDS: dict[str, tuple[float, float]] = {
     # expert weights at no less than half the rate of dense GEMMs at decode batch sizes
     "moe_bandwidth": (0.5, 1.0),
     "frontend_s": (1e-7, 2e-3),
+    "mla_layer_s": (1e-7, 1e-3),
+    "moe_compute": (0.02, 1.0),
+    "mla_seq_s": (1e-9, 1e-4),
     "rocm": (0.05, 1.0),
     "ampere": (0.5, 2.0),
 }
