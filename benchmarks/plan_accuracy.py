@@ -318,6 +318,12 @@ def print_answered(
     if fixed:
         rules = sorted({r for c in fixed for r in c.corrected})
         print(f"    {len(fixed)} of them planned as check corrected them ({', '.join(rules)})")
+    assumed = [c for c in cases if c.assumed_command]
+    if assumed:
+        print(
+            f"    {len(assumed)} of them published no command: planned as `vllm serve MODEL"
+            " --tensor-parallel-size <GPUs>` (vLLM's defaults)"
+        )
     reasons: dict[str, list[str]] = {}
     for u in mine:
         reasons.setdefault(u.reason, []).append(u.name)

@@ -105,3 +105,21 @@ def test_a100_runs_are_predicted_at_amperes_own_gemm_rate(
     hopper = step_time.Efficiency(ampere=1.0)
     slow = [accuracy.errors(c, hopper)["output_throughput"] for c in cases]
     assert max(slow) < -0.15
+
+
+def test_a_run_that_publishes_no_command_is_planned_with_vllms_defaults_on_its_gpus() -> None:
+    rec: dict[str, object] = {"model": "Qwen/Qwen3-32B", "gpus": "8xH200-SXM-141GB"}
+    assert corpus.assumed_command(rec) == "vllm serve Qwen/Qwen3-32B --tensor-parallel-size 8"
+    assert corpus.assumed_command({**rec, "gpus": "1xH100-80GB"}) == "vllm serve Qwen/Qwen3-32B"
+    assert corpus.assumed_command({**rec, "gpus": "1xRTX-5070-Ti+1xRTX-5090"}) is None
+    assert corpus.assumed_command({"gpus": "2xH100-80GB"}) is None
+
+
+def test_assumed_commands_are_marked_and_published_ones_are_not(
+    records: list[dict[str, object]],
+    answered: tuple[list[accuracy.Case], list[corpus.Unanswered]],
+) -> None:
+    published = {str(r["id"]) for r in records if r.get("command")}
+    cases = answered[0]
+    assert any(c.assumed_command for c in cases)
+    assert all(c.assumed_command == (c.name not in published) for c in cases)

@@ -141,10 +141,32 @@ def _options(rec: Mapping[str, object]) -> CheckOptions:
     return CheckOptions(gpus=str(rec["gpus"]), vllm_version=version, detect_hardware=False)
 
 
+_GPU_COUNT = re.compile(r"^\s*(\d+)\s*x", re.IGNORECASE)
+
+
+def assumed_command(rec: Mapping[str, object]) -> str | None:
+    """The command a record that publishes none is planned with: the model it names served
+    with vLLM's defaults over all its GPUs (`vllm serve MODEL --tensor-parallel-size N`), what
+    a user asking "how fast on this machine" would start; None where the record names no model
+    or a mixed machine (the split over its cards is not known)."""
+    model, gpus = rec.get("model"), str(rec.get("gpus") or "")
+    if not model or not gpus or "+" in gpus:
+        return None
+    found = _GPU_COUNT.match(gpus)
+    count = int(found.group(1)) if found else 1
+    return f"vllm serve {model}" + (f" --tensor-parallel-size {count}" if count > 1 else "")
+
+
+def _command(rec: Mapping[str, object]) -> str | None:
+    if rec.get("command"):
+        return str(rec["command"])
+    return assumed_command(rec)
+
+
 def _check(rec: Mapping[str, object]) -> Report:
     # what the script's environment sets: the model the record names, a port
     known = {"MODEL": str(rec.get("model") or ""), "PORT": "8000"}
-    command = expand_shell(str(rec["command"]), known)
+    command = expand_shell(str(_command(rec)), known)
     return check_text(command, _options(rec))
 
 
@@ -189,7 +211,7 @@ def _measured(rec: Mapping[str, object]) -> dict[str, float]:
 
 def _report(rec: Mapping[str, object]) -> Report | Reason:
     """check's report of the record's command, or why there is none to plan from."""
-    if not rec.get("command"):
+    if _command(rec) is None:
         return "no-command"
     try:
         report = _check(rec)
@@ -213,7 +235,9 @@ def case_of(rec: Mapping[str, object], make_setup: SetupFn) -> Case | Unanswered
         return Unanswered(name, split, setup_, kind)
     fixed = () if setup_.report is report else tuple(f.rule for f in report.errors)
     url = str(rec.get("url", ""))
-    return Case(name, setup_, load, measured, split, url, kind_of(setup_.report), fixed)
+    assumed = not rec.get("command")
+    kind = kind_of(setup_.report)
+    return Case(name, setup_, load, measured, split, url, kind, fixed, assumed_command=assumed)
 
 
 def corpus_cases(
