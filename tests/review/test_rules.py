@@ -121,6 +121,13 @@ CASES: list[tuple[str, str, str | None, str | None]] = [
     ("model-len-exceeds-model", f"{Q7} --max-model-len 65536", "1xA100-80GB", None),
     ("weights-dont-fit", "vllm serve meta-llama/Llama-3.1-70B-Instruct", "1xA100-80GB", None),
     ("kv-cache-too-small", "vllm serve meta-llama/Llama-3.1-8B-Instruct", "1xL4", None),
+    # mllama's profile runs one 4-tile image per sequence: V0's 256 sequences leave no KV room
+    (
+        "profile-activation-oom",
+        "vllm serve meta-llama/Llama-3.2-11B-Vision-Instruct --max-model-len 4096",
+        "1xH100",
+        "0.6.6",
+    ),
     ("gpu-memory-utilization-range", f"{Q7} --gpu-memory-utilization 95", "1xA100", None),
     ("gpu-memory-utilization-range", f"{Q7} --gpu-memory-utilization 0", "1xA100", None),
     ("enforce-eager", f"{Q7} --enforce-eager", "1xA100-80GB", None),
@@ -274,6 +281,13 @@ NEAR_MISSES: list[tuple[str, str, str | None, str | None]] = [
         None,
     ),
     ("gpu-memory-utilization-range", f"{Q7} --gpu-memory-utilization 1", "1xA100", None),
+    (
+        "profile-activation-oom",
+        "vllm serve meta-llama/Llama-3.2-11B-Vision-Instruct --max-model-len 4096 "
+        "--max-num-seqs 64",
+        "1xH100",
+        "0.6.6",
+    ),
     ("enforce-eager", f"{Q7} --no-enforce-eager", "1xA100-80GB", None),
     ("model-unknown", Q7, "1xA100-80GB", None),
     ("model-inferred", Q7, "1xA100-80GB", None),

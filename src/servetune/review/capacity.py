@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from servetune.review.encoder_profile import encoder_peak, tower_weight_bytes
 from servetune.review.hardware import GpuSpec
 from servetune.review.kv_cache import (
     hybrid_pool,
@@ -29,6 +30,8 @@ from servetune.review.startup_profile import (
     is_pooling,
     reserve_terms,
     sampler_copies,
+    sampler_peak,
+    torch_cache_factor,
 )
 from servetune.review.weights import weight_bytes
 from servetune.vllm.flags import version_at_least
@@ -58,6 +61,11 @@ class Estimate:
     # most) KV memory the evidence allows, and the longest sequence the most would hold.
     kv_available_gib_range: tuple[float, float] | None = None
     max_model_len_that_fits_optimistic: int | None = None
+    # A vision model's encoder pass at startup (encoder_profile): its peak per GPU, the images it
+    # ran at once, and what would be left for the KV cache without it (GiB per GPU)
+    encoder_gib_per_gpu: float | None = None
+    encoder_items: int | None = None
+    kv_available_without_encoder_gib: float | None = None
 
     def to_json(self) -> dict[str, object]:
         """The estimate as `check --format json` spells it (its `estimate` object)."""
@@ -87,9 +95,11 @@ _MOE_EXTRA_GIB = 2.5
 
 
 def _pessimistic_extra(model: ModelFacts) -> float:
-    """What the known misses can take beyond the central reserve (GiB per GPU)."""
+    """What the known misses can take beyond the central reserve (GiB per GPU): an encoder
+    whose profile is modelled is in the reserve's range instead."""
     extra = _MOE_EXTRA_GIB if model.is_moe else 0.0
-    return extra + (_MULTIMODAL_ENCODER_GIB if is_multimodal(model) else 0.0)
+    unmodelled = is_multimodal(model) and model.vision is None
+    return extra + (_MULTIMODAL_ENCODER_GIB if unmodelled else 0.0)
 
 
 def _notes(
@@ -105,7 +115,9 @@ def _notes(
         notes.append("mla-full-kv")
     if model.is_moe:
         notes.append("moe-activation")
-    if is_multimodal(model):
+    if model.vision is not None:
+        notes.append("encoder-profile")
+    elif is_multimodal(model):
         notes.append("multimodal-encoder")
     if model.is_encoder:
         notes.append("encoder-no-kv")
@@ -206,6 +218,7 @@ def _memory(
 ) -> _Memory:
     """Weights, reserve and budget, and what is left for the KV cache: its central value and
     its range with every uncertain term at one end (group-quant layouts +-3% of the weights)."""
+    total_bytes += tower_weight_bytes(model)  # on the first pipeline stage, split by TP
     weights = total_bytes / (settings.tensor_parallel_size * settings.pipeline_parallel_size) / GIB
     platform = gpu.platform if gpu is not None else "cuda"
     capability = gpu.capability if gpu is not None else None
@@ -265,6 +278,7 @@ def estimate(
     # Nothing left for the KV cache: say so, the figures are a shortfall (vLLM refuses to start).
     no_room = mem.available is not None and mem.available <= 0
     short = ("no-kv-memory",) if no_room and settings.kv_cache_memory_bytes is None else ()
+    encoder = _encoder_facts(model, settings, version, mem)
     return Estimate(
         params=params,
         weights_gib_per_gpu=mem.weights,
@@ -281,4 +295,25 @@ def estimate(
         kv_available_gib_per_gpu=mem.available,
         kv_available_gib_range=mem.available_range,
         max_model_len_that_fits_optimistic=optimistic,
+        encoder_gib_per_gpu=encoder[0],
+        encoder_items=encoder[1],
+        kv_available_without_encoder_gib=encoder[2],
     )
+
+
+def _encoder_facts(
+    model: ModelFacts, settings: Settings, version: str | None, mem: _Memory
+) -> tuple[float | None, int | None, float | None]:
+    """(the encoder pass's peak, its images, what the KV cache would have without it)."""
+    peak = encoder_peak(model, settings, version)
+    if peak is None:
+        return None, None, None
+    cached = torch_cache_factor(version)
+    without = None
+    if mem.available is not None:
+        tokens = settings.max_num_batched_tokens or max(settings.max_model_len or 0, 2048)
+        forward = forward_peak_gib(model, settings, tokens, version) * cached
+        sampler = sampler_peak(model, settings, version).central * cached
+        activation = reserve_terms(model, settings, version)["activation"].central
+        without = mem.available + activation - max(forward, sampler)
+    return peak.pass_gib * cached, peak.items, without

@@ -19,6 +19,7 @@ from typing import Literal
 from servetune import _data
 from servetune.errors import ModelConfigError
 from servetune.review import model_names
+from servetune.review.vision_tower import VisionTower, vision_tower
 from servetune.texts import ErrorText
 
 ModelSource = Literal["local", "hf-cache", "catalog", "inferred", "hub"]
@@ -162,6 +163,7 @@ class ModelFacts:
     linear: LinearAttention | None = None
     mtp_layers: int = 0  # multi-token-prediction layers (one full-attention layer each)
     attn_output_gate: bool = False  # Qwen3.5-style gated attention: q_proj twice as wide
+    vision: VisionTower | None = None  # the vision encoder, for families whose profile is modelled
     # source "inferred": the catalog checkpoint whose architecture the name was taken to have
     inferred_from: str | None = None
 
@@ -407,6 +409,7 @@ def model_facts(
         linear=_linear_attention(text),
         mtp_layers=_int(text, "mtp_num_hidden_layers", "num_nextn_predict_layers") or 0,
         attn_output_gate=text.get("attn_output_gate") is True,
+        vision=vision_tower(config, hidden),
     )
 
 

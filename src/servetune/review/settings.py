@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -64,6 +65,7 @@ class Settings:
     speculative_tokens: int = 0
     speculative_method: str | None = None
     prefix_caching: bool | None = None  # the flag as given; None: the release's default
+    images_per_prompt: int = 1  # `--limit-mm-per-prompt` image=N (vLLM's default: 1)
 
     @property
     def world_size(self) -> int:
@@ -99,6 +101,16 @@ def _speculative(command: ServeCommand) -> tuple[int, str | None]:
         count = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else 0
         return count, str(method) if method else None
     return command.integer("--num-speculative-tokens") or 0, None
+
+
+_IMAGE_LIMIT = re.compile(r"""["']?image["']?\s*[:=]\s*(\d+)""")
+
+
+def _images_per_prompt(command: ServeCommand) -> int:
+    """The image count of `--limit-mm-per-prompt`, spelt `image=12,video=0` (to 0.9) or as JSON
+    (`{"image": 12}`); 1, vLLM's default, when it is not given."""
+    found = _IMAGE_LIMIT.search(command.text("--limit-mm-per-prompt") or "")
+    return int(found.group(1)) if found else 1
 
 
 def _pooling(command: ServeCommand) -> bool:
@@ -311,4 +323,5 @@ def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware 
         speculative_tokens=speculative[0],
         speculative_method=speculative[1],
         prefix_caching=command.switch("--enable-prefix-caching"),
+        images_per_prompt=_images_per_prompt(command),
     )

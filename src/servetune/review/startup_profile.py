@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from servetune.review.encoder_profile import ENCODER_SPREAD, encoder_peak
 from servetune.review.hardware import GpuSpec
 from servetune.review.model import ModelFacts
 from servetune.review.settings import GIB, Settings
@@ -230,18 +231,25 @@ def reserve_terms(
     capability: int | None = None,
 ) -> dict[str, Spread]:
     """The memory vLLM's profiler keeps out of the KV cache besides the weights, per GPU, term
-    by term: `activation` (the larger of the forward pass at max_num_batched_tokens and the
-    sampler warm-up at max_num_seqs, as torch's cache holds them before 0.6.4), `non_torch`
+    by term: `activation` (the largest of the forward pass at max_num_batched_tokens, the
+    sampler warm-up at max_num_seqs and a vision model's encoder pass, as torch's cache holds
+    them before 0.6.4), `non_torch`
     and `cuda_graphs`. `capability` (the GPU's, 80 for an A100) decides the kernels used."""
     tokens = settings.max_num_batched_tokens or max(settings.max_model_len or 0, 2048)
     cached = torch_cache_factor(version)
     forward = forward_peak_gib(model, settings, tokens, version, capability) * cached
     low, high = _FORWARD_SPREAD
     sampler = sampler_peak(model, settings, version).scaled(cached)
+    # A vision model's encoder pass comes first; what it keeps (embeddings, cross-attention
+    # states) is still alive during the decoder's forward (encoder_profile).
+    encoder = encoder_peak(model, settings, version)
+    kept = encoder.kept_gib * cached if encoder else 0.0
+    enc = encoder.pass_gib * cached if encoder else 0.0
+    enc_low, enc_high = ENCODER_SPREAD
     activation = Spread(
-        max(forward * low, sampler.low),
-        max(forward, sampler.central),
-        max(forward * high, sampler.high),
+        max(forward * low + kept, sampler.low, enc * enc_low),
+        max(forward + kept, sampler.central, enc),
+        max(forward * high + kept, sampler.high, enc * enc_high),
     )
     non_torch = non_torch_gib(settings, platform, version)
     graphs = cuda_graph_gib(settings, version)

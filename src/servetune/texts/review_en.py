@@ -838,6 +838,43 @@ TEXTS: dict[str, str] = {
         "On {machine}, {model} leaves no memory for the KV cache. Should I add "
         "tensor parallelism or use a quantized checkpoint?"
     ),
+    "profile-activation-oom.title": (
+        "vLLM's startup profile runs the vision encoder on {images} images at once "
+        "(~{encoder} GiB per GPU): no room is left for the KV cache"
+    ),
+    "profile-activation-oom.why": (
+        "Before sizing the KV cache vLLM runs a dummy batch with {per_prompt} image(s) at their "
+        "largest per sequence through {model}'s vision encoder, whatever --max-model-len says. "
+        "With {weights} GiB of weights that pass needs ~{encoder} GiB of the {budget} GiB vLLM "
+        "may take per GPU: it runs out of memory in the profile run or finds no memory for the "
+        "cache blocks."
+    ),
+    "profile-activation-oom.fix": (
+        "Lower --max-num-seqs to {seqs} or less (each sequence brings its images to the "
+        "profile), or lower --limit-mm-per-prompt."
+    ),
+    "profile-activation-oom.ask_ai": (
+        "On {machine}, vLLM's startup profile runs {model}'s vision encoder on {images} images "
+        "at once and leaves no KV cache. How many concurrent requests and images per prompt do "
+        "I really need: is --max-num-seqs {seqs} enough?"
+    ),
+    "profile-activation-oom:none.title": (
+        "vLLM's startup profile runs the vision encoder on {images} images at once "
+        "(~{encoder} GiB per GPU): no room is left for the KV cache"
+    ),
+    "profile-activation-oom:none.why": (
+        "Before sizing the KV cache vLLM runs {per_prompt} image(s) at their largest per "
+        "sequence through {model}'s vision encoder. Even one such sequence needs more than the "
+        "{budget} GiB per GPU left beside {weights} GiB of weights."
+    ),
+    "profile-activation-oom:none.fix": (
+        "Lower --limit-mm-per-prompt, add GPUs (higher --tensor-parallel-size), or raise "
+        "--gpu-memory-utilization if nothing else uses the GPU."
+    ),
+    "profile-activation-oom:none.ask_ai": (
+        "On {machine}, vLLM's startup profile of {model}'s vision encoder leaves no KV cache "
+        "even with one sequence. Should I limit images per prompt or add GPUs?"
+    ),
     "gpu-memory-utilization-range.title": "--gpu-memory-utilization {util} is outside (0, 1]",
     "gpu-memory-utilization-range.why": (
         "It is the fraction of each GPU's memory vLLM may use, not a percentage or GiB. "
@@ -903,8 +940,13 @@ TEXTS: dict[str, str] = {
     ),
     "estimate-note.multimodal-encoder": (
         "Vision-language model: vLLM also profiles the image encoder, which this estimate "
-        "leaves out; expect up to ~2 GiB per GPU less KV cache than shown (1.5 GiB on "
-        "Qwen2.5-VL-72B at TP 4; far more for Llama 3.2 Vision's cross-attention profile)."
+        "does not model for this family; expect up to ~2 GiB per GPU less KV cache than shown."
+    ),
+    "estimate-note.encoder-profile": (
+        "Vision-language model: the image encoder's pass in vLLM's startup profile is counted "
+        "from its config (images at their largest, as many as the profile batches), within "
+        "about 20% (Llama 3.2 Vision fitted on one logged run; Qwen2.5-VL counted 2.05 GiB "
+        "where vLLM logged 2.51 GiB with the decoder's pass)."
     ),
     "estimate-note.cuda-graphs-estimated": (
         "CUDA graph memory is counted at 0.1 GiB plus 0.4 GiB at the largest capture size "

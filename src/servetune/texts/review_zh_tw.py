@@ -779,6 +779,42 @@ TEXTS: dict[str, str] = {
         "在 {machine} 上，{model} 沒有留下任何記憶體給 KV cache。我應該加大張量並行，"
         "還是改用量化版的 checkpoint？"
     ),
+    "profile-activation-oom.title": (
+        "vLLM 啟動量測時一次把 {images} 張影像送進視覺編碼器（每張 GPU 約 {encoder} GiB），"
+        "沒有空間留給 KV cache"
+    ),
+    "profile-activation-oom.why": (
+        "vLLM 在決定 KV cache 大小之前，會讓每個序列帶著 {per_prompt} 張最大尺寸的假影像，"
+        "整批送進 {model} 的視覺編碼器，不管 --max-model-len 設多少。加上 {weights} GiB 的"
+        "權重，這一趟要用掉 vLLM 每張 GPU 可用的 {budget} GiB 中約 {encoder} GiB：不是在量測時"
+        "記憶體不足，就是找不到記憶體給 cache blocks。"
+    ),
+    "profile-activation-oom.fix": (
+        "把 --max-num-seqs 降到 {seqs} 以下（每個序列都會帶著自己的影像進量測），"
+        "或調低 --limit-mm-per-prompt。"
+    ),
+    "profile-activation-oom.ask_ai": (
+        "在 {machine} 上，vLLM 啟動量測時一次把 {images} 張影像送進 {model} 的視覺編碼器，"
+        "KV cache 就沒有空間了。我實際需要多少同時請求、每個提示幾張圖：--max-num-seqs {seqs} "
+        "夠用嗎？"
+    ),
+    "profile-activation-oom:none.title": (
+        "vLLM 啟動量測時一次把 {images} 張影像送進視覺編碼器（每張 GPU 約 {encoder} GiB），"
+        "沒有空間留給 KV cache"
+    ),
+    "profile-activation-oom:none.why": (
+        "vLLM 在決定 KV cache 大小之前，會讓每個序列帶著 {per_prompt} 張最大尺寸的影像進 "
+        "{model} 的視覺編碼器。就算只有一個這樣的序列，也超過 {weights} GiB 權重之外每張 GPU "
+        "剩下的 {budget} GiB。"
+    ),
+    "profile-activation-oom:none.fix": (
+        "調低 --limit-mm-per-prompt、加 GPU（提高 --tensor-parallel-size），"
+        "或在 GPU 沒有其他用途時提高 --gpu-memory-utilization。"
+    ),
+    "profile-activation-oom:none.ask_ai": (
+        "在 {machine} 上，vLLM 量測 {model} 的視覺編碼器後，即使只有一個序列也沒有 KV cache。"
+        "我該限制每個提示的圖片數，還是加 GPU？"
+    ),
     "gpu-memory-utilization-range.title": "--gpu-memory-utilization {util} 不在 (0, 1] 的範圍內",
     "gpu-memory-utilization-range.why": (
         "它代表 vLLM 可以使用每張 GPU 記憶體的比例，不是百分比，也不是 GiB。超出 (0, 1] "
@@ -841,9 +877,13 @@ TEXTS: dict[str, str] = {
         "gpt-oss 則沒有），實際 KV cache 最多可能比顯示的少 2.5 GiB。"
     ),
     "estimate-note.multimodal-encoder": (
-        "視覺語言模型：vLLM 也會量測影像編碼器的記憶體，這裡沒有算進去；"
-        "實際 KV cache 每張 GPU 可能少約 2 GiB（Qwen2.5-VL-72B 在 TP 4 時少 1.5 GiB；"
-        "Llama 3.2 Vision 的 cross-attention 量測會少得多）。"
+        "視覺語言模型：vLLM 也會量測影像編碼器的記憶體，這個模型家族的編碼器這裡沒有建模；"
+        "實際 KV cache 每張 GPU 可能少約 2 GiB。"
+    ),
+    "estimate-note.encoder-profile": (
+        "視覺語言模型：vLLM 啟動量測時影像編碼器那一趟的記憶體，依它的 config 計算"
+        "（影像取最大尺寸、數量與量測批次相同），誤差約 20%（Llama 3.2 Vision 以一次記錄下的"
+        "執行擬合；Qwen2.5-VL 算出 2.05 GiB，vLLM 記錄含解碼器那一趟為 2.51 GiB）。"
     ),
     "estimate-note.cuda-graphs-estimated": (
         "CUDA graph 的記憶體以 0.1 GiB 加上最大擷取尺寸對應的 0.4 GiB 計算"

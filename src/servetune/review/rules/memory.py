@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from servetune.review.capacity import Estimate
+from servetune.review.encoder_profile import ENCODER_SPREAD
 from servetune.review.rules.base import Context, Edit, Fact, Hit, rule
+from servetune.review.settings import GIB, Settings
 
 
 @rule("model-len-exceeds-model", "error", "--max-model-len")
@@ -71,6 +73,8 @@ def kv_cache_too_small(ctx: Context) -> Iterator[Hit]:
         return
     if est.budget_gib_per_gpu is not None and est.weights_gib_per_gpu > est.budget_gib_per_gpu:
         return  # weights-dont-fit already says it, louder
+    if _encoder_seqs_that_fit(est, s) is not None:
+        return  # profile-activation-oom names the cause: the vision encoder's dummy batch
     fits = est.max_model_len_that_fits or 0
     if fits >= s.max_model_len:
         return
@@ -90,6 +94,51 @@ def kv_cache_too_small(ctx: Context) -> Iterator[Hit]:
     variant = "none" if fits < s.block_size else None
     edits = () if variant else (Edit("--max-model-len", str(fits)),)
     yield Hit(facts, variant, edits)
+
+
+def _encoder_seqs_that_fit(est: Estimate, s: Settings) -> int | None:
+    """When the vision encoder's pass at startup is what leaves too little for one sequence's
+    KV cache (without it there would be enough): the most dummy sequences, at the command's
+    images per prompt, whose pass would leave enough (0 when not even one). Else None.
+
+    The pass grows with its images (encoder_profile); with a share f of them it takes f x its
+    peak, and the reserve is the larger of that and the rest of the profile."""
+    enc, items = est.encoder_gib_per_gpu, est.encoder_items
+    now, without = est.kv_available_gib_per_gpu, est.kv_available_without_encoder_gib
+    if enc is None or not items or now is None or without is None or s.max_model_len is None:
+        return None
+    if s.kv_cache_memory_bytes is not None or s.max_model_len_auto:
+        return None
+    need = (est.kv_bytes_per_seq_per_gpu or 0) / GIB
+    if not now < need <= without:
+        return None
+    rest = enc - (without - now)  # the activation the profile would hold without the encoder
+    # sized for the pass at the high end of its range, so the advice holds
+    share = (without - need + rest) / (enc * ENCODER_SPREAD[1])
+    return int(items * share) // max(s.images_per_prompt, 1)
+
+
+@rule("profile-activation-oom", "error", "--max-num-seqs")
+def profile_activation_oom(ctx: Context) -> Iterator[Hit]:
+    """vLLM's startup profile runs the vision encoder on its largest dummy images (mllama: one
+    per --max-num-seqs sequence, all at once, whatever --max-model-len says) and vLLM either
+    runs out of memory there or finds no room for the KV cache."""
+    est, s = ctx.estimate, ctx.settings
+    if est is None:
+        return
+    if est.budget_gib_per_gpu is not None and est.weights_gib_per_gpu > est.budget_gib_per_gpu:
+        return  # weights-dont-fit already says it
+    seqs = _encoder_seqs_that_fit(est, s)
+    if seqs is None:
+        return
+    facts = _memory_facts(ctx, est) | {
+        "encoder": round(est.encoder_gib_per_gpu or 0.0, 1),
+        "images": est.encoder_items or 0,
+        "per_prompt": s.images_per_prompt,
+        "seqs": seqs,
+    }
+    edits = (Edit("--max-num-seqs", str(seqs)),) if seqs >= 1 else ()
+    yield Hit(facts, None if seqs >= 1 else "none", edits)
 
 
 @rule("gpu-memory-utilization-range", "error", "--gpu-memory-utilization")

@@ -1,0 +1,106 @@
+"""A vision encoder's shape, read from a multimodal checkpoint's `vision_config`: what vLLM's
+startup profile runs through it (encoder_profile) and the weights it adds."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+def _int(config: Mapping[str, object], *keys: str) -> int | None:
+    for key in keys:
+        value = config.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+@dataclass(frozen=True)
+class VisionTower:
+    """A vision encoder's shape (`vision_config`), which fixes what vLLM's startup profile runs
+    through it. `family` is the checkpoint's model_type (mllama, qwen2_vl, qwen2_5_vl)."""
+
+    family: str
+    hidden: int
+    layers: int  # every encoder layer (mllama: local and global)
+    intermediate: int
+    patch: int
+    image_size: int  # a tile's side (mllama)
+    tiles: int  # tiles per image (mllama's max_num_tiles); 1 elsewhere
+    kept_layers: int  # layer outputs kept for the projector (mllama's intermediate layers)
+    merge: int  # patches merged into one LLM token per side (Qwen's spatial_merge_size)
+    out_hidden: int  # what the projector writes per token (the LLM's hidden size)
+    projector_in: int  # what the projector reads per token
+    gated_mlp: bool  # SwiGLU (three matrices) rather than fc1/act/fc2
+
+
+# Vision towers of the families whose profile is modelled, for configs that leave vision_config
+# out (the catalog keeps text facts only). From real config.json files: Llama-3.2-11B-Vision's
+# vision_config as quoted in danbev/learning-ai notes/llama.cpp/llama-3-2-vision.md (hidden 1280,
+# 32 + 8 global layers, 16 heads, intermediate 5120, 560 px tiles of 14 px patches, 4 tiles,
+# vision_output_dim 7680 = 1280 x (1 + 5 intermediate layers)); Qwen2.5-VL-7B-Instruct's (depth 32,
+# hidden 1280, intermediate 3420, patch 14, spatial_merge_size 2), the same in every size but
+# out_hidden_size, the LLM's hidden size (vLLM's tests/models/.../test_qwen2_5_vl rot_pos test);
+# Qwen2-VL's (embed_dim 1280, depth 32, mlp_ratio 4, patch 14, spatial_merge_size 2).
+_VISION_DEFAULTS: dict[str, dict[str, object]] = {
+    "mllama": {
+        "hidden_size": 1280,
+        "num_hidden_layers": 32,
+        "num_global_layers": 8,
+        "intermediate_size": 5120,
+        "image_size": 560,
+        "patch_size": 14,
+        "max_num_tiles": 4,
+        "intermediate_layers_indices": [3, 7, 15, 23, 30],
+    },
+    "qwen2_5_vl": {
+        "hidden_size": 1280,
+        "depth": 32,
+        "intermediate_size": 3420,
+        "patch_size": 14,
+        "spatial_merge_size": 2,
+    },
+    "qwen2_vl": {
+        "embed_dim": 1280,
+        "depth": 32,
+        "mlp_ratio": 4,
+        "patch_size": 14,
+        "spatial_merge_size": 2,
+    },
+}
+
+
+def vision_tower(config: Mapping[str, object], text_hidden: int | None) -> VisionTower | None:
+    """The vision tower of a family whose profile is modelled, else None."""
+    family = str(config.get("model_type") or "")
+    if family not in _VISION_DEFAULTS:
+        return None
+    given = config.get("vision_config")
+    vision = {**_VISION_DEFAULTS[family], **(given if isinstance(given, dict) else {})}
+    hidden = _int(vision, "embed_dim", "hidden_size") or 0
+    layers = (_int(vision, "depth", "num_hidden_layers") or 0) + (
+        _int(vision, "num_global_layers") or 0
+    )
+    ratio = vision.get("mlp_ratio")
+    intermediate = _int(vision, "intermediate_size") or int(
+        hidden * (ratio if isinstance(ratio, (int, float)) else 4)
+    )
+    kept = vision.get("intermediate_layers_indices")
+    kept_layers = len(kept) if isinstance(kept, list) else 0
+    merge = _int(vision, "spatial_merge_size") or 1
+    out = _int(vision, "out_hidden_size") or text_hidden or hidden
+    projector_in = hidden * (1 + kept_layers) if family == "mllama" else hidden * merge * merge
+    return VisionTower(
+        family=family,
+        hidden=hidden,
+        layers=layers,
+        intermediate=intermediate,
+        patch=_int(vision, "patch_size") or 14,
+        image_size=_int(vision, "image_size") or 0,
+        tiles=_int(vision, "max_num_tiles") or 1,
+        kept_layers=kept_layers,
+        merge=merge,
+        out_hidden=out,
+        projector_in=projector_in,
+        gated_mlp=family == "qwen2_5_vl",
+    )
