@@ -17,6 +17,8 @@ ADDED = [
     ("allenai/Olmo-3-1125-32B", (64, 40, 8, None, 65536)),
     ("Qwen/Qwen3-Next-80B-A3B-Instruct", (48, 16, 2, 512, 262144)),
     ("Qwen/Qwen3-Next-80B-A3B-Instruct-FP8", (48, 16, 2, 512, 262144)),
+    ("Qwen/Qwen3.5-397B-A17B", (60, 32, 2, 512, 262144)),
+    ("Qwen/Qwen3.5-397B-A17B-FP8", (60, 32, 2, 512, 262144)),
     ("Qwen/Qwen3-VL-30B-A3B-Instruct", (48, 32, 4, 128, 262144)),
     ("Qwen/Qwen3-VL-30B-A3B-Instruct-FP8", (48, 32, 4, 128, 262144)),
     ("Qwen/Qwen3-VL-235B-A22B-Instruct", (94, 64, 4, 128, 262144)),
@@ -74,6 +76,10 @@ def test_layouts_the_files_spell() -> None:
     nxt = model.find_model("Qwen/Qwen3-Next-80B-A3B-Instruct")
     assert nxt is not None and nxt.is_hybrid and nxt.attention_layers == 12
     assert (nxt.experts_per_token, nxt.num_shared_experts) == (10, 1)
+    # Qwen3.5-397B: 15 gated full-attention layers among 60, one MTP layer.
+    big = model.find_model("Qwen/Qwen3.5-397B-A17B")
+    assert big is not None and big.attention_layers == 15 and big.attn_output_gate
+    assert (big.experts_per_token, big.num_shared_experts, big.mtp_layers) == (10, 1, 1)
     # GLM-4.5: three dense layers first, one shared expert, GLM-4.6's shape at 131,072 tokens.
     glm = model.find_model("zai-org/GLM-4.5")
     assert glm is not None and (glm.num_dense_layers, glm.num_shared_experts) == (3, 1)
