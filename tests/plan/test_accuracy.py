@@ -89,3 +89,16 @@ def test_each_expert_kernel_family_streams_at_its_own_share(
     assert abs(accuracy.errors(bf16)["output_throughput"]) <= 0.10
     one_share = step_time.Efficiency(moe_4bit_bandwidth=step_time.Efficiency().moe_bandwidth)
     assert abs(accuracy.errors(mxfp4, one_share)["output_throughput"]) > 0.25
+
+
+def test_a_command_check_only_warns_about_is_planned_on_the_kv_its_evidence_allows(
+    fit_cases: list[accuracy.Case],
+) -> None:
+    """gpt-oss-120b on one H100 at 1,000 ShareGPT users (32k context): check's central
+    estimate leaves no KV memory (a warning, the server ran); plan uses the range's top end
+    instead of a cache of 0 tokens that predicted no output at all."""
+    case = _case(fit_cases, "gpustack-gpt-oss-120b-h100-tp1-sharegpt")
+    est = case.setup.report.estimate
+    assert est is not None and est.kv_cache_tokens == 0
+    assert (case.setup.limits.kv_cache_tokens or 0) > 32768
+    assert abs(accuracy.errors(case)["output_throughput"]) <= 0.15
