@@ -18,6 +18,11 @@
   Kimi K2; vllm/v1/attention/backends/mla/common.py) prefills as MHA with QK head dim
   nope + rope and V head dim v_head_dim, and decodes as MQA over the latent (the absorbed
   W_UK/W_UV path): 2 x heads x ((kv_lora_rank + rope) + kv_lora_rank) per pair.
+- attention FLOPs run at the BF16 peak (`Device.attention_flops`) even where FP8 checkpoints
+  run their GEMMs at the FP8 peak: the prefill kernels (FlashAttention 3 / FlashInfer, and
+  MLA's prefill as MHA in vllm/v1/attention/backends/mla/common.py) compute in the query's
+  BF16. 32k-token prompts of DeepSeek-R1 on 8 H200 (FP8) were predicted to prefill 1.65x
+  faster than measured with attention at the FP8 peak.
 - communication (`plan.parallel`): two ring all-reduces of tokens x hidden per layer at TP > 1,
   and with DP > 1 and expert parallelism the all-to-all dispatch and combine of each MoE layer.
 - kernel floors: each layer's kernels take a minimum time whatever the batch (norms, rotary,
@@ -136,6 +141,7 @@ class Device:
     link_latency_s: float = parallel.ALLREDUCE_LATENCY_S["nvlink"]
     rocm: bool = False
     ampere: bool = False
+    attention_flops: float = 0.0  # the attention kernels' peak (BF16; 0: as `flops`)
 
 
 @dataclass(frozen=True)
@@ -198,9 +204,8 @@ CUDA_GRAPH_MAX_TOKENS = 512  # vLLM's default capture sizes stop at min(2 x max_
 
 def device(spec: GpuSpec, fp8_compute: bool = False) -> Device:
     """Peak figures of one GPU; FP8 peak when the weights run FP8 GEMMs on a GPU that has them."""
-    flops = spec.bf16_dense_tflops or spec.fp16_dense_tflops or 100.0
-    if fp8_compute and spec.fp8_dense_tflops:
-        flops = spec.fp8_dense_tflops
+    half = spec.bf16_dense_tflops or spec.fp16_dense_tflops or 100.0
+    flops = spec.fp8_dense_tflops if fp8_compute and spec.fp8_dense_tflops else half
     kind, link = parallel.link(spec)
     return Device(
         (spec.memory_bandwidth_gbs or 1000.0) * GB,
@@ -210,6 +215,7 @@ def device(spec: GpuSpec, fp8_compute: bool = False) -> Device:
         link_latency_s=parallel.ALLREDUCE_LATENCY_S[kind],
         rocm=spec.platform == "rocm",
         ampere=spec.platform == "cuda" and spec.architecture == "Ampere",
+        attention_flops=half * 1e12,
     )
 
 
@@ -332,13 +338,15 @@ class StepTime:
         decode_pair = w.decode_flops_per_pair or w.attention_flops_per_pair
         # the routed experts' GEMMs run at the fused-MoE kernels' own rate (`moe_compute`)
         dense_params = w.active_params - w.expert_active_params
-        flops = 2 * (dense_params + w.expert_active_params / e.moe_compute) * tokens
-        flops += w.attention_flops_per_pair * step.prefill_attention
-        flops += decode_pair * step.decode_context
+        gemm = 2 * (dense_params + w.expert_active_params / e.moe_compute) * tokens
+        attention = w.attention_flops_per_pair * step.prefill_attention
+        attention += decode_pair * step.decode_context
         if d.ampere:  # Ampere's GEMMs reach more of their datasheet peak than Hopper's
             scale *= e.ampere
         efficiency = e.compute * scale * tokens / (tokens + e.compute_half_tokens)
-        compute = flops / (d.flops * efficiency) if tokens else 0.0
+        # attention runs in BF16 whatever the weights (FP8 GEMMs' peak is not attention's)
+        seconds = gemm / d.flops + attention / (d.attention_flops or d.flops)
+        compute = seconds / efficiency if tokens else 0.0
         overhead = e.step_overhead_s + e.per_seq_s * step.running
         return overhead, memory, compute, self._comm(tokens)
 
