@@ -33,6 +33,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     # vLLM's fused-MoE kernels, tuned per shape (benchmarks/kernels/benchmark_moe.py), stream
     # expert weights at no less than half the rate of dense GEMMs at decode batch sizes
     "moe_bandwidth": (0.5, 1.0),
+    "moe_4bit_bandwidth": (0.5, 1.0),
     "frontend_s": (1e-7, 2e-3),
     "mla_layer_s": (1e-7, 1e-3),
     "moe_compute": (0.02, 1.0),

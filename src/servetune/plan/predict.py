@@ -13,6 +13,7 @@ from servetune.errors import UsageError
 from servetune.measure import metrics
 from servetune.plan import step_time
 from servetune.plan.simulate import Limits, Load, SimResult, simulate_continuous, simulate_static
+from servetune.review.capacity import Estimate
 from servetune.review.check import Report
 from servetune.texts import ErrorText
 from servetune.vllm.flags import version_at_least
@@ -76,6 +77,18 @@ class Setup:
     replicas: int = 1  # data-parallel engines: each takes its share of the load
 
 
+def _kv_tokens(est: Estimate) -> int | None:
+    """The KV cache tokens to simulate. Where check's central estimate leaves no KV memory but
+    the most its evidence allows does (check then only warns, and the server may start:
+    gpt-oss-120b on one H100 ran 1,000 ShareGPT users at its 32k default), plan on that end
+    of the range rather than on a cache that holds nothing and predicts no output."""
+    tokens = est.kv_cache_tokens
+    most = est.kv_available_gib_range[1] if est.kv_available_gib_range else 0.0
+    if tokens == 0 and most > 0 and est.kv_bytes_per_token_per_gpu > 0:
+        return int(most * 2**30 / est.kv_bytes_per_token_per_gpu)
+    return tokens
+
+
 def setup(report: Report, efficiency: step_time.Efficiency | None = None) -> Setup:
     """The simulator's view of a checked command; raises when the model or GPU is unknown."""
     model, machine, est, s = report.model, report.hardware, report.estimate, report.settings
@@ -100,7 +113,7 @@ def setup(report: Report, efficiency: step_time.Efficiency | None = None) -> Set
     limits = Limits(
         max_num_seqs=s.max_num_seqs,
         max_num_batched_tokens=s.max_num_batched_tokens or 8192,
-        kv_cache_tokens=est.kv_cache_tokens,
+        kv_cache_tokens=_kv_tokens(est),
         block_size=s.block_size,
         chunked_prefill=s.chunked_prefill,
         prefix_caching=prefix_caching(report),

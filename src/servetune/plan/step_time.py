@@ -18,6 +18,11 @@
   Kimi K2; vllm/v1/attention/backends/mla/common.py) prefills as MHA with QK head dim
   nope + rope and V head dim v_head_dim, and decodes as MQA over the latent (the absorbed
   W_UK/W_UV path): 2 x heads x ((kv_lora_rank + rope) + kv_lora_rank) per pair.
+- attention FLOPs run at the BF16 peak (`Device.attention_flops`) even where FP8 checkpoints
+  run their GEMMs at the FP8 peak: the prefill kernels (FlashAttention 3 / FlashInfer, and
+  MLA's prefill as MHA in vllm/v1/attention/backends/mla/common.py) compute in the query's
+  BF16. 32k-token prompts of DeepSeek-R1 on 8 H200 (FP8) were predicted to prefill 1.65x
+  faster than measured with attention at the FP8 peak.
 - communication (`plan.parallel`): two ring all-reduces of tokens x hidden per layer at TP > 1,
   and with DP > 1 and expert parallelism the all-to-all dispatch and combine of each MoE layer.
 - kernel floors: each layer's kernels take a minimum time whatever the batch (norms, rotary,
@@ -50,13 +55,9 @@ records were only predicted and are read as scores by group. What each default s
 - request overhead 32 ms: arrival to schedulable (HTTP, chat template, tokenization), in TTFT.
 - layer_s 37 us, moe_layer_s 45 us: the kernel floors above (DeepSeek-R1 at 4 users on 8 H200:
   61 layers x ~80 us of the 19 ms TPOT).
-- moe_bandwidth 0.5: fused-MoE weight streaming relative to dense GEMMs, at its lower bound
-  (calibrate.BOUNDS: vLLM's tuned fused-MoE kernels stream at least half as fast). Refitted
-  with MLA's own terms below on the 23 non-MLA MoE fit records it runs to 1.0, but the fit
-  records disagree by expert format: GLM-4.6's BF16 experts at 4 users on 8 H200 want 0.5
-  (20% fast at 1.0), gpt-oss's MXFP4 experts at TP 2/4 want ~1 (32% slow at 0.5): a term by
-  weight format (MXFP4 through triton_kernels/Marlin on Hopper vs BF16/FP8 Triton fused MoE)
-  is still missing, so the value fitted before stays.
+- moe_bandwidth 0.5: fused-MoE weight streaming relative to dense GEMMs for the Triton
+  family (BF16/FP16/FP8 experts through fused_moe_kernel), at its lower bound
+  (calibrate.BOUNDS: vLLM's tuned fused-MoE kernels stream at least half as fast).
 - mla_layer_s 113 us per MLA layer, mla_seq_s 2.93 us per decoding request per MLA layer:
   the absorbed decode path runs more kernels per layer than GQA attention (q_a/q_b
   projections and their norms, the W_UK and W_UV batched matmuls around the latent decode
@@ -67,6 +68,18 @@ records were only predicted and are read as scores by group. What each default s
   without), at 1,000 ShareGPT users 276 against 227 (143 without). Left: 32k-token prompts
   on MLA still predicted ~40% fast (the prefill's up-projection of the cached latent,
   `_compute_prefill_context`, is not modelled yet).
+- moe_4bit_bandwidth 1.0: the same share for the 4-bit expert kernels (`moe_kernel`: MXFP4
+  through triton_kernels' matmul_ogs on Hopper, fused_marlin_moe below SM90, FlashInfer on
+  Blackwell; INT4 WNA16 through fused_marlin_moe). One constant for the family, fitted alone
+  on its 14 fit records (gpt-oss-20b/120b on H100 and A100, TP 1-4): it runs to its bound
+  (1.0; 25% median error at 0.5, 17% at 1.0), where the Triton family (BF16/FP8 experts,
+  fused_moe_kernel) refitted alone on its 9 non-MLA fit records (GLM-4.6/4.5-Air, MiniMax-M2.5,
+  Qwen3-30B-A3B FP8) stays at 0.5 (GLM-4.6 at 4 users on 8 H200: +2% at 0.5, +27% at 1.0).
+  The experts' bytes are their own (`weights.expert_bytes`: 4.25-bit MXFP4 with its padding),
+  not the checkpoint's average with its BF16 attention and embeddings. On ROCm the MXFP4
+  experts take `moe_bandwidth` (CDNA 3 has no FP4 units; the MI300X fit records of gpt-oss-120b
+  are predicted 14-27% fast at 1.0, 8-13% slow at 0.5). Marlin's INT4 MoE has no fit record:
+  it shares the family's value unfitted.
 - moe_compute 1.0: the routed experts' GEMMs at the dense rate (a knob `--fit` may move; not
   fitted away from 1 yet).
 - frontend_s 47 us: the API server's time per streamed request per step, a floor under the
@@ -110,6 +123,7 @@ class Efficiency:
     moe_bandwidth: float = 0.5
     mla_layer_s: float = 113e-6  # more per MLA attention layer (the latent path's kernels)
     moe_compute: float = 1.0  # fused-MoE grouped GEMMs' share of the dense GEMMs' rate
+    moe_4bit_bandwidth: float = 1.0  # the 4-bit expert kernels' `moe_bandwidth` (MXFP4, Marlin)
     mla_seq_s: float = 2.93e-6  # per decoding request per MLA layer (the latent decode kernels)
     frontend_s: float = 47e-6
     rocm: float = 1.0
@@ -127,6 +141,7 @@ class Device:
     link_latency_s: float = parallel.ALLREDUCE_LATENCY_S["nvlink"]
     rocm: bool = False
     ampere: bool = False
+    attention_flops: float = 0.0  # the attention kernels' peak (BF16; 0: as `flops`)
 
 
 @dataclass(frozen=True)
@@ -150,6 +165,37 @@ class Work:
     dp: int = 1  # data-parallel engines stepping together
     mla_layers: int = 0  # layers of multi-head latent attention (DeepSeek V2/V3/R1, Kimi K2)
     expert_active_params: float = 0.0  # the routed experts' part of active_params, per GPU
+    moe_kernel: str = "triton"  # the experts' kernel family (`moe_kernel`)
+
+
+# Checkpoint formats whose experts run through 4-bit weight-only MoE kernels (`moe_kernel`)
+_MXFP4_METHODS = ("mxfp4", "modelopt_fp4")
+_WNA16_METHODS = (
+    "gptq",
+    "gptq_marlin",
+    "awq",
+    "awq_marlin",
+    "auto-round",
+    "auto_round",
+    "moe_wna16",
+)
+
+
+def moe_kernel(model: ModelFacts) -> str:
+    """The kernel family that runs the routed experts of `model` as vLLM picks it by format
+    (0.10-0.17): "4bit" for MXFP4 experts (vllm/model_executor/layers/quantization/mxfp4.py,
+    get_mxfp4_backend: triton_kernels' matmul_ogs on Hopper and ROCm, FlashInfer on Blackwell,
+    fused_marlin_moe below SM90) and INT4 WNA16 ones (GPTQ/AWQ through fused_marlin_moe);
+    "triton" for BF16/FP16 and FP8/INT8 experts (fused_moe.py's fused_moe_kernel, with the
+    tuned configs per E, N and GPU under fused_moe/configs)."""
+    quant = model.quantization
+    if quant is None:
+        return "triton"
+    if quant.method in _MXFP4_METHODS or quant.scheme == "NVFP4":
+        return "4bit"
+    if quant.method in _WNA16_METHODS or (quant.method == "compressed-tensors" and quant.bits == 4):
+        return "4bit"
+    return "triton"
 
 
 EAGER_LAUNCH_S_PER_LAYER = 150e-6  # ~15 kernel launches of ~10 us per layer (an assumption)
@@ -158,9 +204,8 @@ CUDA_GRAPH_MAX_TOKENS = 512  # vLLM's default capture sizes stop at min(2 x max_
 
 def device(spec: GpuSpec, fp8_compute: bool = False) -> Device:
     """Peak figures of one GPU; FP8 peak when the weights run FP8 GEMMs on a GPU that has them."""
-    flops = spec.bf16_dense_tflops or spec.fp16_dense_tflops or 100.0
-    if fp8_compute and spec.fp8_dense_tflops:
-        flops = spec.fp8_dense_tflops
+    half = spec.bf16_dense_tflops or spec.fp16_dense_tflops or 100.0
+    flops = spec.fp8_dense_tflops if fp8_compute and spec.fp8_dense_tflops else half
     kind, link = parallel.link(spec)
     return Device(
         (spec.memory_bandwidth_gbs or 1000.0) * GB,
@@ -170,6 +215,7 @@ def device(spec: GpuSpec, fp8_compute: bool = False) -> Device:
         link_latency_s=parallel.ALLREDUCE_LATENCY_S[kind],
         rocm=spec.platform == "rocm",
         ampere=spec.platform == "cuda" and spec.architecture == "Ampere",
+        attention_flops=half * 1e12,
     )
 
 
@@ -195,8 +241,7 @@ def work(
     world = max(settings.world_size, 1)
     dp = max(settings.data_parallel_size, 1)
     experts = weights.expert_params(model)
-    bytes_per_param = total_bytes / params if params else 2.0
-    expert_total = experts * bytes_per_param
+    expert_total = float(min(weights.expert_bytes(model, settings), total_bytes))
     n_exp = model.num_experts or 0
     moe_layers = (model.num_layers or 0) - model.num_dense_layers if n_exp else 0
     per_expert = expert_total / (moe_layers * n_exp) if moe_layers and n_exp else 0.0
@@ -221,6 +266,7 @@ def work(
         dp=dp,
         mla_layers=(model.num_layers or 0) if model.is_mla else 0,
         expert_active_params=(experts * k / n_exp if n_exp else 0.0) / world,
+        moe_kernel=moe_kernel(model),
     )
 
 
@@ -284,17 +330,23 @@ class StepTime:
         )
         bandwidth = d.bandwidth_bytes_s * e.bandwidth * scale
         memory = (w.dense_weight_bytes + kv_read) / bandwidth
-        memory += self._experts_read(tokens) / (bandwidth * e.moe_bandwidth)
+        # ROCm's MXFP4 experts (CDNA 3: triton_kernels' generic path, no FP4 units) stream as
+        # the Triton family's do: the four gpt-oss-120b fit records on one MI300X say so
+        four_bit = w.moe_kernel == "4bit" and not d.rocm
+        moe_share = e.moe_4bit_bandwidth if four_bit else e.moe_bandwidth
+        memory += self._experts_read(tokens) / (bandwidth * moe_share)
         decode_pair = w.decode_flops_per_pair or w.attention_flops_per_pair
         # the routed experts' GEMMs run at the fused-MoE kernels' own rate (`moe_compute`)
         dense_params = w.active_params - w.expert_active_params
-        flops = 2 * (dense_params + w.expert_active_params / e.moe_compute) * tokens
-        flops += w.attention_flops_per_pair * step.prefill_attention
-        flops += decode_pair * step.decode_context
+        gemm = 2 * (dense_params + w.expert_active_params / e.moe_compute) * tokens
+        attention = w.attention_flops_per_pair * step.prefill_attention
+        attention += decode_pair * step.decode_context
         if d.ampere:  # Ampere's GEMMs reach more of their datasheet peak than Hopper's
             scale *= e.ampere
         efficiency = e.compute * scale * tokens / (tokens + e.compute_half_tokens)
-        compute = flops / (d.flops * efficiency) if tokens else 0.0
+        # attention runs in BF16 whatever the weights (FP8 GEMMs' peak is not attention's)
+        seconds = gemm / d.flops + attention / (d.attention_flops or d.flops)
+        compute = seconds / efficiency if tokens else 0.0
         overhead = e.step_overhead_s + e.per_seq_s * step.running
         return overhead, memory, compute, self._comm(tokens)
 

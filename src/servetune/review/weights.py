@@ -166,6 +166,22 @@ def weight_bytes(model: ModelFacts, settings: Settings) -> tuple[int, int]:
     return int(total_bits / 8), params
 
 
+def expert_bytes(model: ModelFacts, settings: Settings) -> int:
+    """Bytes of the routed experts alone (all MoE layers), at the experts' own bits with their
+    scales: MXFP4 experts (gpt-oss) at 4.25 bits padded by the kernels, beside BF16 attention
+    and embeddings that an average over the whole checkpoint would mix in."""
+    experts = expert_params(model)
+    quant = model.quantization
+    if quant is not None:
+        bits = _quant_bits(quant)
+        bits *= mxfp4_padding(model, settings) if quant.method == "mxfp4" else 1.0
+    elif settings.quantization in _ONLINE_8BIT:
+        bits = 8.0
+    else:
+        bits = 8.0 * DTYPE_BYTES.get(settings.dtype or "bfloat16", 2)
+    return int(experts * bits / 8)
+
+
 def _mtp_params(model: ModelFacts, settings: Settings) -> int:
     """Parameters vLLM loads for an `mtp` drafter: per MTP layer one full-attention layer, one
     layer's MLP or experts, and the projection joining embedding and hidden state (2h x h); kept
