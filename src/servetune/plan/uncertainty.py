@@ -19,24 +19,28 @@ from servetune.plan import accuracy, predict
 # (low, high) factors on the prediction, per group and metric: the 10th and 90th percentiles
 # of measured / predicted over the held-out records (benchmarks/plan_accuracy.py --intervals).
 # A group with fewer than 5 held-out values of a metric borrows the widest group's factors.
-_WIDEST = {  # groups with fewer than MIN_VALUES held-out figures (AMD, dense TP>1)
-    "output_throughput": (0.33, 2.22),
-    "mean_tpot_ms": (0.35, 1.80),
-    "mean_ttft_ms": (0.28, 2.85),
+_WIDEST = {  # groups with fewer than MIN_VALUES held-out figures (dense TP>1): the widest
+    "output_throughput": (0.37, 1.19),
+    "mean_tpot_ms": (0.92, 3.81),
+    "mean_ttft_ms": (0.22, 3.71),
 }
 FACTORS: dict[str, dict[str, tuple[float, float]]] = {
     "dense TP1": {
-        "output_throughput": (0.75, 2.22),
-        "mean_tpot_ms": (0.35, 1.80),
-        "mean_ttft_ms": (0.28, 0.97),
+        "output_throughput": (0.73, 1.19),
+        "mean_tpot_ms": (0.92, 1.83),
+        "mean_ttft_ms": (0.66, 1.24),
     },
     "MoE": {
-        "output_throughput": (0.33, 1.22),
-        "mean_tpot_ms": (0.79, 1.70),
-        "mean_ttft_ms": (0.69, 2.85),
+        "output_throughput": (0.37, 1.00),
+        "mean_tpot_ms": (1.04, 2.69),
+        "mean_ttft_ms": (0.96, 3.71),
+    },
+    "AMD": {
+        "output_throughput": (0.61, 1.18),
+        "mean_tpot_ms": (1.63, 3.81),
+        "mean_ttft_ms": (0.22, 1.60),
     },
     "dense TP>1": _WIDEST,
-    "AMD": _WIDEST,
 }
 COVERAGE = 0.80
 MIN_VALUES = 5
