@@ -19,11 +19,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from servetune.errors import ServetuneError
+from servetune.errors import HardwareError, ServetuneError
 from servetune.plan import planner, predict
 from servetune.plan.accuracy import METRICS, Case, kind_of
 from servetune.plan.simulate import Load
 from servetune.review.check import CheckOptions, Report, check_text
+from servetune.review.hardware import parse_gpus
 
 Reason = str  # no-command, no-load, no-figures, unknown-model, unknown-gpu, refused:<rule>...
 # ShareGPT prompts and replies vary about as much as a uniform draw over [0, 2 x mean] does
@@ -141,20 +142,23 @@ def _options(rec: Mapping[str, object]) -> CheckOptions:
     return CheckOptions(gpus=str(rec["gpus"]), vllm_version=version, detect_hardware=False)
 
 
-_GPU_COUNT = re.compile(r"^\s*(\d+)\s*x", re.IGNORECASE)
-
-
 def assumed_command(rec: Mapping[str, object]) -> str | None:
     """The command a record that publishes none is planned with: the model it names served
     with vLLM's defaults over all its GPUs (`vllm serve MODEL --tensor-parallel-size N`), what
     a user asking "how fast on this machine" would start; None where the record names no model
-    or a mixed machine (the split over its cards is not known)."""
+    or a mixed machine (the split over its cards is not known). GPUs `--gpus` cannot read give
+    the bare command, which check then refuses for its GPUs as it would any other."""
     model, gpus = rec.get("model"), str(rec.get("gpus") or "")
-    if not model or not gpus or "+" in gpus:
+    if not model or not gpus:
         return None
-    found = _GPU_COUNT.match(gpus)
-    count = int(found.group(1)) if found else 1
-    return f"vllm serve {model}" + (f" --tensor-parallel-size {count}" if count > 1 else "")
+    try:
+        machine = parse_gpus(gpus)
+    except HardwareError:
+        return f"vllm serve {model}"
+    if machine.cards:
+        return None
+    tp = f" --tensor-parallel-size {machine.count}" if machine.count > 1 else ""
+    return f"vllm serve {model}{tp}"
 
 
 def _command(rec: Mapping[str, object]) -> str | None:
