@@ -36,9 +36,9 @@ How a record is read (fair, not lenient):
   version the record does not give stays unknown: the newest release is assumed, as for a user
   who names none.
 - a V0 record that logged `# GPU blocks` without its block size ran with the one its command
-  sets (`--block-size`, `block_size=`) or vLLM's default, 16 on GPUs in every release
-  (`EngineArgs.block_size`); records on devices that size their own blocks (Gaudi, Neuron, TPU)
-  are scored on GiB or not at all.
+  sets, as check reads it (`--block-size`, `block_size=` in `LLM(...)`), else vLLM's default,
+  16 on GPUs in every release (`EngineArgs.block_size`); records on devices that size their own
+  blocks (Gaudi, Neuron, TPU) are scored on GiB or not at all.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ from typing import Any
 from servetune import ServetuneError, check_text, diagnose
 from servetune.review.check import CheckOptions, Report
 from servetune.review.rules import RULES
+from servetune.review.settings import DEFAULT_BLOCK_SIZE
 from servetune.texts import table
 from servetune.vllm.log import is_wrapper
 
@@ -256,31 +257,27 @@ def _kv_figures(report: Report) -> tuple[float | None, float | None]:
     return tokens, est.kv_available_gib_per_gpu
 
 
-_BLOCK_SIZE_FLAG = re.compile(r"--block[-_]size[= ](\d+)|block_size\s*=\s*(\d+)")
-_DEFAULT_BLOCK_SIZE = 16  # EngineArgs.block_size on CUDA and ROCm, 0.4 to V0's end
 _OWN_BLOCK_SIZE = re.compile(r"gaudi|hpu|neuron|tpu|inferentia|trainium", re.IGNORECASE)
 
 
-def _block_size(record: Mapping[str, Any]) -> int | None:
-    """The block size a V0 start ran with: logged, set in the command, else vLLM's default
-    (16 on GPUs; devices that size their own blocks are not read)."""
+def _block_size(record: Mapping[str, Any], report: Report | str) -> int | None:
+    """The block size a V0 start ran with: logged, else the one check reads from the command
+    (`--block-size`, vLLM's default of 16 when unset); devices that size their own blocks are
+    not read. A command check refuses ran at vLLM's default."""
     logged = record["logged"].get("block_size")
     if logged:
         return int(logged)
-    found = _BLOCK_SIZE_FLAG.search(str(record.get("command") or ""))
-    if found:
-        return int(found.group(1) or found.group(2))
     if _OWN_BLOCK_SIZE.search(str(record.get("gpus") or "")):
         return None
-    return _DEFAULT_BLOCK_SIZE
+    return DEFAULT_BLOCK_SIZE if isinstance(report, str) else report.settings.block_size
 
 
-def _logged(record: Mapping[str, Any]) -> tuple[str, float] | None:
+def _logged(record: Mapping[str, Any], report: Report | str) -> tuple[str, float] | None:
     """The KV figure vLLM logged: tokens (V1), blocks times the block size (V0), or GiB."""
     logged = record["logged"]
     if logged.get("kv_tokens"):
         return "tokens", float(logged["kv_tokens"])
-    block_size = _block_size(record)
+    block_size = _block_size(record, report)
     if logged.get("gpu_blocks") and block_size:
         return "tokens", float(logged["gpu_blocks"] * block_size)
     if logged.get("kv_cache_gib"):
@@ -289,12 +286,14 @@ def _logged(record: Mapping[str, Any]) -> tuple[str, float] | None:
 
 
 def score_memory(record: Mapping[str, Any]) -> Score | None:
-    figure = _logged(record)
-    if figure is None or not record.get("gpus"):
+    if not record.get("gpus"):
+        return None
+    report = _review(record["command"], record["gpus"], release(record))
+    figure = _logged(record, report)
+    if figure is None:
         return None
     kind, theirs = figure
     split, name = record["split"], record["id"]
-    report = _review(record["command"], record["gpus"], release(record))
     if isinstance(report, str):
         return Score("memory", split, name, False, "refused", report)
     tokens, gib = _kv_figures(report)

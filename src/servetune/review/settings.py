@@ -28,6 +28,7 @@ _DTYPE_FLAG = {
 }
 DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4}
 GIB = 1024**3
+DEFAULT_BLOCK_SIZE = 16  # EngineArgs.block_size on GPUs, every release from 0.4
 
 
 class Reason(Sentence):
@@ -316,7 +317,7 @@ def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware 
         gpu_memory_utilization=util,
         kv_cache_memory_bytes=command.integer("--kv-cache-memory-bytes"),
         enforce_eager=bool(command.switch("--enforce-eager")),
-        block_size=command.integer("--block-size") or 16,
+        block_size=command.integer("--block-size") or DEFAULT_BLOCK_SIZE,
         user_set=frozenset(command.args),
         defaults=defaults,
         pooling=_pooling(command),
