@@ -70,6 +70,9 @@ class StubBehaviour:
     malformed_after_chunks: int | None = None  # one `data: {not json` event after this many
     hang: bool = False  # accept completion requests, never answer
     model: str = "stub"
+    # The text of one token: "" for tokens that decode to nothing visible (special tokens, the
+    # first bytes of a multi-byte character), as a random-weight model sometimes answers.
+    token_text: str = TOKEN_TEXT
     # "stub": lean chunks and a separate finish chunk; "vllm-0.32": vLLM 0.32.0's exact chunks.
     shape: Shape = "stub"
     spaced: bool = False  # JSON with a space after ":" and "," (Python's json.dumps default)
@@ -542,10 +545,16 @@ def _usage(prompt_tokens: int, completion_tokens: int) -> JSON:
 
 @functools.lru_cache(maxsize=256)
 def _choices(
-    *, chat: bool, tokens: int, finish_reason: str | None, shape: Shape, spaced: bool
+    *,
+    chat: bool,
+    tokens: int,
+    finish_reason: str | None,
+    shape: Shape,
+    spaced: bool,
+    token_text: str = TOKEN_TEXT,
 ) -> bytes:
     """The `choices` JSON of a content (or finish) chunk, in vLLM's key order."""
-    text = TOKEN_TEXT * tokens
+    text = token_text * tokens
     choice: JSON = {"index": 0}
     if chat:
         choice |= {"delta": {"content": text}, "logprobs": None, "finish_reason": finish_reason}
@@ -579,6 +588,7 @@ class _Chunks:
         self._plan = plan
         self._shape = behaviour.shape
         self._spaced = behaviour.spaced
+        self._token_text = behaviour.token_text
         head = {
             "id": ("chatcmpl-" if plan.chat else "cmpl-") + uuid.uuid4().hex[:16],
             "object": "chat.completion.chunk" if plan.chat else "text_completion",
@@ -629,6 +639,7 @@ class _Chunks:
             finish_reason="length" if last else None,
             shape=self._shape,
             spaced=self._spaced,
+            token_text=self._token_text,
         )
 
     def _running_usage(self, done: int) -> JSON | None:

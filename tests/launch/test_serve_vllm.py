@@ -3,11 +3,13 @@ refusal on error findings; a real failed start diagnosed; servetune killed takes
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,19 @@ def serve(port: int, log: Path, *extra: str, fmt: str = "text") -> subprocess.Po
     return subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=vllm_cpu.vllm_env()
     )
+
+
+@contextlib.contextmanager
+def serving(port: int, log: Path) -> Iterator[subprocess.Popen[str]]:
+    """`serve`, and whatever the test's end: servetune killed (vLLM dies with it), pipes closed,
+    so a failed test leaves no process behind to fail a later one."""
+    proc = serve(port, log)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate(timeout=60)
 
 
 def wait_for(proc: subprocess.Popen[str], prefix: str, timeout_s: float = 300) -> list[str]:
@@ -57,28 +72,29 @@ def gone(pgid: int, timeout_s: float = 20.0) -> bool:
 
 def test_serve_ready_bench_stop_and_nothing_left(tmp_path: Path) -> None:
     port = vllm_cpu.free_port()
-    proc = serve(port, tmp_path / "vllm.log")
-    lines = wait_for(proc, "ready")
-    ready = lines[-1]
-    assert ready.startswith("ready: ") and f"http://127.0.0.1:{port}" in ready, lines
-    assert "KV cache 524,288 tokens" in ready  # what vLLM logged
-    assert "estimated 524,288 tokens" in ready  # check's estimate of the same number
-    pgid = vllm_pid(lines)
-    out = tmp_path / "bench.json"
-    bench = subprocess.run(
-        [str(SERVETUNE), "bench", "--base-url", f"http://127.0.0.1:{port}", "--model", "tiny",
-         "--num-prompts", "6", "--random-input-len", "16", "--random-output-len", "8",
-         "--ignore-eos", "--output", str(out), "--format", "json"],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert bench.returncode == 0, bench.stderr
-    assert json.loads(bench.stdout)["completed"] == 6
-    proc.send_signal(signal.SIGTERM)
-    stdout, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 0
-    assert "vLLM stopped" in stdout
-    assert gone(pgid)
-    assert "Application startup complete" in (tmp_path / "vllm.log").read_text(encoding="utf-8")
+    with serving(port, tmp_path / "vllm.log") as proc:
+        lines = wait_for(proc, "ready")
+        ready = lines[-1]
+        assert ready.startswith("ready: ") and f"http://127.0.0.1:{port}" in ready, lines
+        assert "KV cache 524,288 tokens" in ready  # what vLLM logged
+        assert "estimated 524,288 tokens" in ready  # check's estimate of the same number
+        pgid = vllm_pid(lines)
+        out = tmp_path / "bench.json"
+        bench = subprocess.run(
+            [str(SERVETUNE), "bench", "--base-url", f"http://127.0.0.1:{port}", "--model", "tiny",
+             "--num-prompts", "6", "--random-input-len", "16", "--random-output-len", "8",
+             "--ignore-eos", "--output", str(out), "--format", "json"],
+            capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        assert bench.returncode == 0, bench.stderr
+        summary = json.loads(bench.stdout)
+        assert summary["completed"] == 6, (summary, out.read_text(encoding="utf-8")[-4000:])
+        proc.send_signal(signal.SIGTERM)
+        stdout, _ = proc.communicate(timeout=60)
+        assert proc.returncode == 0
+        assert "vLLM stopped" in stdout
+        assert gone(pgid)
+        assert "Application startup complete" in (tmp_path / "vllm.log").read_text(encoding="utf-8")
 
 
 def test_serve_refuses_error_findings_without_force(tmp_path: Path) -> None:
@@ -114,10 +130,10 @@ def test_serve_force_diagnoses_a_real_failed_start(tmp_path: Path) -> None:
 
 def test_killing_servetune_takes_vllm_along(tmp_path: Path) -> None:
     port = vllm_cpu.free_port()
-    proc = serve(port, tmp_path / "vllm.log")
-    lines = wait_for(proc, "  loading weights", timeout_s=300)
-    pgid = vllm_pid(lines)
-    assert group_alive(pgid)
-    proc.send_signal(signal.SIGKILL)  # no chance to clean up: the parent-death signal must
-    proc.communicate(timeout=30)
-    assert gone(pgid, timeout_s=30)
+    with serving(port, tmp_path / "vllm.log") as proc:
+        lines = wait_for(proc, "  loading weights", timeout_s=300)
+        pgid = vllm_pid(lines)
+        assert group_alive(pgid)
+        proc.send_signal(signal.SIGKILL)  # no chance to clean up: the parent-death signal must
+        proc.communicate(timeout=30)
+        assert gone(pgid, timeout_s=30)

@@ -77,6 +77,25 @@ def test_multi_token_chunks(stub: ThreadedStub, continuous: bool) -> None:
     assert summary.itl_per_token.count == 8 * 6  # 2 gaps x 3 tokens per request
 
 
+@pytest.mark.parametrize("endpoint", ["/v1/completions", "/v1/chat/completions"])
+def test_tokens_that_decode_to_no_text_are_a_success_timed_by_their_events(
+    stub: ThreadedStub, endpoint: str
+) -> None:
+    # As vLLM with a random-weight model on the CPU sometimes answers: every token "".
+    stub.set_behaviour(StubBehaviour(ttft_ms=40, itl_ms=10, token_text=""))
+    _, _, doc = bench(stub, endpoint=endpoint, output_len=9, max_concurrency=4)
+    assert (doc["completed"], doc["failed"]) == (8, 0)
+    assert doc["total_output_tokens"] == 72  # from usage
+    assert 38 <= doc["median_ttft_ms"] <= 70  # the first token event (the role delta is none)
+    assert doc["median_itl_ms"] == pytest.approx(10, abs=5)
+
+
+def test_no_usage_and_no_text_is_still_an_empty_answer(stub: ThreadedStub) -> None:
+    stub.set_behaviour(StubBehaviour(token_text="", usage=False))
+    _, summary, doc = bench(stub, output_len=4, max_concurrency=4)
+    assert doc["completed"] == 0 and summary.errors_by_kind == {"empty": 8}
+
+
 def test_chat_role_chunk_is_not_the_first_token(stub: ThreadedStub) -> None:
     stub.set_behaviour(StubBehaviour(ttft_ms=50, itl_ms=5, role_chunk=True))
     _, _, doc = bench(stub, endpoint="/v1/chat/completions", max_concurrency=4)

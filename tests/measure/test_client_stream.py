@@ -29,6 +29,7 @@ class Reference:
     """What a tally must record, computed by parsing every event in full."""
 
     times: list[float] = field(default_factory=list)
+    blanks: list[float] = field(default_factory=list)  # empty-text token events before any text
     chunk_tokens: list[int] = field(default_factory=list)
     prompt: int | None = None
     completion: int | None = None
@@ -43,6 +44,8 @@ class Reference:
             self.times.append(at)
             if event.completion_tokens is not None:
                 self.chunk_tokens.append(event.completion_tokens)
+        elif not self.times and stream._is_blank(json.loads(payload)):
+            self.blanks.append(at)
         if event.completion_tokens is not None:
             self.completion = event.completion_tokens
         if event.prompt_tokens is not None:
@@ -154,6 +157,9 @@ def test_fast_counting_agrees_with_parsing_every_event() -> None:
         assert len(tally.content_times) == len(reference.times) == counter.output_tokens
         if per_event:
             assert tally.content_times == [t - 1.0 for t in reference.times]
+            assert tally.blank_times == [t - 1.0 for t in reference.blanks]
+        else:
+            assert len(tally.blank_times) == len(reference.blanks)
         assert tally.chunk_tokens == reference.chunk_tokens
         assert (tally.prompt_tokens, tally.completion_tokens) == (
             reference.prompt,
@@ -228,3 +234,41 @@ def test_errors_and_malformed_events_raise() -> None:
         StreamTally().feed(0.0, b"data: {not json\n\n")
     with pytest.raises(MalformedStream):  # looks like the learned event up to the text only
         tally.feed(0.2, b'data: {"id":"cmpl-94a0962db627fede","object"\n\n')
+
+
+def _framed(payloads: list[bytes]) -> list[tuple[float, bytes]]:
+    return [(float(i + 2), b"data: " + p + b"\n\n") for i, p in enumerate([*payloads, b"[DONE]"])]
+
+
+USAGE_8 = b'{"choices":[],"usage":{"prompt_tokens":16,"completion_tokens":8,"total_tokens":24}}'
+
+
+def test_a_stream_of_tokens_that_decode_to_no_text_is_timed_by_its_token_events() -> None:
+    # A random-weight model on the CPU answered 8 tokens that all decode to "" (pieces of a
+    # multi-byte character): usage counts them, vLLM's client times them, so do we.
+    blank = _vllm_event("", spaced=False, usage=None, finish=False)
+    for reads in (
+        _framed([blank] * 8 + [USAGE_8]),
+        [(2.0, b"".join(d for _, d in _framed([blank] * 8 + [USAGE_8])))],
+    ):
+        tally, counter = _tally(reads)
+        assert tally.content_times == [] and counter.output_tokens == 0
+        assert len(tally.token_times()) == 8 and tally.completion_tokens == 8
+    tally, _ = _tally(_framed([blank] * 8 + [USAGE_8]))
+    assert tally.token_times() == [1.0 + i for i in range(8)]
+
+
+def test_token_events_without_text_time_nothing_when_usage_counts_no_tokens_or_text_came() -> None:
+    blank = _vllm_event("", spaced=False, usage=None, finish=False)
+    tally, _ = _tally(_framed([blank] * 3))  # no usage: nothing says these were tokens
+    assert tally.blank_times and tally.token_times() == []
+    role = b'{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}'
+    tally, _ = _tally(_framed([role, USAGE_8]))  # chat's opening role delta is no token
+    assert tally.blank_times == [] and tally.token_times() == []
+    chat_blank = b'{"choices":[{"index":0,"delta":{"content":""}}]}'
+    tally, _ = _tally(_framed([role, chat_blank, USAGE_8]))
+    assert tally.token_times() == [2.0]
+    text = _vllm_event(" a", spaced=False, usage=None, finish=False)
+    tally, _ = _tally(_framed([blank, blank, text, blank, USAGE_8]))  # text came: text times it
+    assert tally.token_times() == tally.content_times == [3.0]
+    assert tally.blank_times == [1.0, 2.0]

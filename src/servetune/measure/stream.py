@@ -76,6 +76,20 @@ def _delta_text(choice: dict[str, object]) -> str:
     return ""
 
 
+def _is_blank(obj: dict[str, object]) -> bool:
+    """A token event whose text is empty: a completions choice with `text: ""`, or a chat delta
+    with `content: ""` that is not the opening role delta. (vLLM sends these for tokens that
+    decode to nothing visible yet: special tokens, the first bytes of a multi-byte character.)"""
+    choices = obj.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return False
+    choice = choices[0]
+    if "text" in choice:
+        return bool(choice["text"] == "")
+    delta = choice.get("delta")
+    return isinstance(delta, dict) and "role" not in delta and delta.get("content") == ""
+
+
 def _load(payload: bytes) -> dict[str, object]:
     try:
         obj = json.loads(payload)
@@ -166,9 +180,12 @@ class StreamTally:
     JSON parse per event in the common case.
 
     Records, for each event that carries generated text, its arrival time minus `origin`; the
-    running usage (`chunk_tokens`) when events carry it; the final usage; `[DONE]`. An event
-    equal byte for byte to an earlier parsed content event of the same stream, its text and
-    usage aside, is counted from the bytes (a few comparisons); anything else is parsed in full.
+    running usage (`chunk_tokens`) when events carry it; the final usage; `[DONE]`. Until the
+    first text, token events with empty text are timed too (`blank_times`): a stream whose every
+    token decodes to nothing visible is timed by them (`token_times`), as vLLM's own client
+    does. An event equal byte for byte to an earlier parsed content event of the same stream,
+    its text and usage aside, is counted from the bytes (a few comparisons); anything else is
+    parsed in full.
     `feed` raises `MalformedStream` for an event that is not JSON and `StreamFailed` for an
     error event.
     """
@@ -178,6 +195,7 @@ class StreamTally:
         "_origin",
         "_parser",
         "_template",
+        "blank_times",
         "chunk_tokens",
         "completion_tokens",
         "content_times",
@@ -198,6 +216,7 @@ class StreamTally:
         self._template: _Template | None = None
         self.content_times: list[float] = [] if content_times is None else content_times
         self.chunk_tokens: list[int] = [] if chunk_tokens is None else chunk_tokens
+        self.blank_times: list[float] = []
         self.prompt_tokens: int | None = None
         self.completion_tokens: int | None = None
         self.done = False
@@ -220,6 +239,8 @@ class StreamTally:
                 ):
                     if close > start:
                         self._content(at, None)
+                    else:
+                        self._blank(at)
                     return
             if (
                 data.startswith(b"data: ")
@@ -245,6 +266,8 @@ class StreamTally:
                 if end == len(payload):
                     if close > start:
                         self._content(at, None)
+                    else:
+                        self._blank(at)
                     return
                 if self._known_usage(at, payload, end, has_text=close > start):
                     return
@@ -262,6 +285,8 @@ class StreamTally:
         completion = self._usage(usage)
         if has_text:
             self._content(at, completion)
+        else:
+            self._blank(at)
         return True
 
     def _content(self, at: float, completion: int | None) -> None:
@@ -270,6 +295,18 @@ class StreamTally:
             self.chunk_tokens.append(completion)
         if self._counter is not None:
             self._counter.output_tokens += 1
+
+    def _blank(self, at: float) -> None:
+        if not self.content_times:
+            self.blank_times.append(at - self._origin)
+
+    def token_times(self) -> list[float]:
+        """The times that time this stream: its text events; when none carried text but usage
+        counts generated tokens, its empty-text token events (vLLM's rule, which times every
+        event with a choice); else none."""
+        if self.content_times or not (self.completion_tokens or 0) > 0:
+            return self.content_times
+        return self.blank_times
 
     def _usage(self, usage: dict[str, object]) -> int | None:
         completion, prompt = usage.get("completion_tokens"), usage.get("prompt_tokens")
@@ -293,3 +330,5 @@ class StreamTally:
         if event.content:
             self._content(at, completion)
             self._template = _learn(payload, obj, event.content) or self._template
+        elif _is_blank(obj):
+            self._blank(at)
