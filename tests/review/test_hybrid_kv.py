@@ -141,3 +141,28 @@ def test_hybrid_fit_record_within_ten_percent() -> None:
     assert est is not None
     assert est.kv_cache_tokens is not None
     assert abs(est.kv_cache_tokens / record["logged"]["kv_tokens"] - 1) <= 0.10
+
+
+@pytest.mark.parametrize(
+    ("record_id", "block"),
+    [
+        ("vllm-pr46329-qwen38-27b-nvfp4-kvfp8-rtxpro6000-nightly", 1600),
+        ("vllm-pr46329-qwen38-27b-nvfp4-kvnvfp4-rtxpro6000", 2848),
+    ],
+)
+def test_nvfp4_kv_packs_a_head_in_under_half_its_bytes(record_id: str, block: int) -> None:
+    """vllm#46329 logged the hybrid attention block each KV dtype aligns to, with MTP's 3
+    tokens (the comment's "MTP k=3", spelled out here): one state of 10240 x 6 x 2 B + 48 x 128
+    x 128 x 4 B per page is 100 blocks of 16 fp8 tokens (4 KV heads x 256 x 2 B a token), and
+    178 of 16 NVFP4 tokens (4 x 2 x (128 + 16) B: 4-bit values and an FP8 scale per 16)."""
+    record = _fit(record_id)
+    command = record["command"].split(" (")[0]
+    spec = ' --speculative-config \'{"method": "mtp", "num_speculative_tokens": 3}\''
+    report = _review({**record, "command": command}, spec, version="0.28.1")
+    assert report.model is not None
+    pool = kv_cache.hybrid_pool(report.model, report.settings, "0.28.1")
+    assert pool is not None
+    assert pool.attention_block == block
+    nvfp4 = report.settings.kv_cache_dtype == "nvfp4"
+    per_layer = kv_cache.kv_bytes_per_token_layer(report.model, report.settings)
+    assert per_layer == (2 * 4 * (128 + 16) if nvfp4 else 2 * 4 * 256)

@@ -12,8 +12,9 @@ from servetune.vllm.flags import version_at_least
 
 
 def kv_dtype_bytes(settings: Settings) -> int:
+    """Bytes per cached value; NVFP4 packs below a byte (`_head_bytes`), counted as 1 here."""
     kv = settings.kv_cache_dtype.lower()
-    if kv.startswith(("fp8", "int8")):
+    if kv.startswith(("fp8", "int8", "nvfp4")):
         return 1
     if kv in DTYPE_BYTES:
         return DTYPE_BYTES[kv]
@@ -63,7 +64,16 @@ def kv_bytes_per_token_layer(
         return 2 * heads * head * dtype_bytes
     kv_heads = model.num_kv_heads or 1
     per_rank = max(1, kv_heads // settings.tensor_parallel_size)
-    return 2 * per_rank * (model.head_dim or 0) * dtype_bytes
+    return 2 * per_rank * _head_bytes(model.head_dim or 0, settings, dtype_bytes)
+
+
+def _head_bytes(head_dim: int, settings: Settings, dtype_bytes: int) -> int:
+    """One head's K (or V) of one token. NVFP4 (`--kv-cache-dtype nvfp4`, nvfp4_4over6) packs
+    two 4-bit values a byte plus one FP8 scale per 16 values: head_dim / 2 + head_dim / 16
+    bytes (vLLM 0.33 `nvfp4_kv_cache_full_dim`), 0.5625 bytes a value."""
+    if settings.kv_cache_dtype.lower().startswith("nvfp4"):
+        return head_dim // 2 + head_dim // 16
+    return head_dim * dtype_bytes
 
 
 def _layers_per_gpu(count: int, settings: Settings) -> int:
