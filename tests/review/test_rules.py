@@ -137,6 +137,12 @@ CASES: list[tuple[str, str, str | None, str | None]] = [
     ("quant-memory-unused", f"{Q7}-AWQ --max-num-seqs 32", "1xA100-80GB", None),
     ("hardware-unknown", Q7, None, None),
     ("hardware-unknown", Q7, "2", None),
+    (
+        "prefix-caching-sliding-window",
+        "vllm serve mistralai/Mistral-7B-v0.1 --enable-prefix-caching",
+        "1xA100-80GB",
+        "0.6.3",
+    ),
 ]
 
 NEAR_MISSES: list[tuple[str, str, str | None, str | None]] = [
@@ -293,6 +299,14 @@ NEAR_MISSES: list[tuple[str, str, str | None, str | None]] = [
     ("model-inferred", Q7, "1xA100-80GB", None),
     ("model-inferred", "vllm serve acme/secret-model", "1xA100-80GB", None),
     ("hardware-unknown", Q7, "1xA100-80GB", None),
+    # V1 (0.8 on) caches prefixes under a sliding window; Qwen2.5 turns its window off
+    (
+        "prefix-caching-sliding-window",
+        "vllm serve mistralai/Mistral-7B-v0.1 --enable-prefix-caching",
+        "1xA100-80GB",
+        "0.9.0",
+    ),
+    ("prefix-caching-sliding-window", f"{Q7} --enable-prefix-caching", "1xA100-80GB", "0.6.3"),
 ]
 
 

@@ -357,6 +357,21 @@ TEXTS: dict[str, str] = {
         "{model} is a {checkpoint_method} checkpoint, but your command says "
         "--quantization {flag_method}. Should I just drop the flag?"
     ),
+    "quant-method-mismatch:release.title": (
+        "vLLM {version} refuses `--quantization {flag_method}` on the {checkpoint_method} "
+        "checkpoint {model}"
+    ),
+    "quant-method-mismatch:release.why": (
+        "In this release the {checkpoint_method} checkpoint runs on Marlin only when vLLM picks "
+        "the kernel itself: the name given is compared with the checkpoint's method and vLLM "
+        "stops ('Quantization method specified in the model config ({checkpoint_method}) does "
+        "not match the quantization method specified in the `quantization` argument "
+        "({flag_method})'). Later releases take the name."
+    ),
+    "quant-method-mismatch:release.fix": (
+        "Drop `--quantization`: vLLM detects {checkpoint_method} from the checkpoint and "
+        "picks its Marlin kernel where the GPU has it."
+    ),
     "quant-unsupported-gpu.title": "{method} needs compute capability {needed}; {gpu} has {have}",
     "quant-unsupported-gpu.why": (
         "vLLM {version} has no {method} kernels for this GPU generation and refuses to "
@@ -536,6 +551,29 @@ TEXTS: dict[str, str] = {
         "Use `--dtype {allowed}` (or drop `--dtype` and let vLLM choose); a GPU without that "
         "dtype cannot run this checkpoint's method."
     ),
+    "quant-dtype-unsupported:auto.title": (
+        "{method} in vLLM {version} does not compute in {dtype}, the checkpoint's dtype: it "
+        "needs {allowed}"
+    ),
+    "quant-dtype-unsupported:auto.why": (
+        "With `--dtype auto` vLLM computes in the checkpoint's own dtype ({dtype}), then checks "
+        "it against the quantization method's kernels before it loads anything and stops with "
+        "'torch.{dtype} is not supported for quantization method {method}. Supported dtypes: "
+        "[{allowed}]'."
+    ),
+    "quant-dtype-unsupported:auto.fix": (
+        "Add `--dtype {allowed}`; a GPU without that dtype cannot run this checkpoint's method."
+    ),
+    "quant-dtype-unsupported:older.title": ("vLLM before {since} does not run {method} in {dtype}"),
+    "quant-dtype-unsupported:older.why": (
+        "The release is not known, so the newest is assumed, whose {method} kernels compute in "
+        "{dtype}. Releases before {since} take {allowed} only: they stop before loading with "
+        "'torch.{dtype} is not supported for quantization method {method}'."
+    ),
+    "quant-dtype-unsupported:older.fix": (
+        "On vLLM older than {since}, add `--dtype {allowed}` (pass `--vllm-version` to review "
+        "for yours)."
+    ),
     "arch-unsupported-in-release.title": (
         "vLLM {version} has no {architecture}: it arrived in {since}"
     ),
@@ -683,6 +721,50 @@ TEXTS: dict[str, str] = {
     "batched-tokens-below-num-seqs.ask_ai": (
         "--max-num-batched-tokens {mbt} is smaller than --max-num-seqs {seqs}, which "
         "vLLM rejects. Which of the two did you mean to change?"
+    ),
+    "prefix-caching-sliding-window.title": (
+        "vLLM {version} cannot cache prefixes of {model}, whose attention slides over "
+        "{window} tokens"
+    ),
+    "prefix-caching-sliding-window.why": (
+        "Every layer of {model} attends over a sliding window of {window} tokens. The V0 "
+        "engine's KV cache cannot share blocks under a sliding window, so vLLM stops at "
+        "startup ('Sliding window is not allowed with prefix caching enabled!', later 'Prefix "
+        "caching is not supported with sliding window'). The V1 engine, the default from "
+        "{since}, caches such models."
+    ),
+    "prefix-caching-sliding-window.fix": (
+        "Add `--disable-sliding-window` (the context is then capped at {window} tokens; "
+        "releases before 0.4.3 lack the flag: drop `--enable-prefix-caching`), or run vLLM "
+        "{since} or newer."
+    ),
+    "prefix-caching-sliding-window:v0.title": (
+        "The V0 engine (VLLM_USE_V1=0) cannot cache prefixes of {model}, whose attention "
+        "slides over {window} tokens"
+    ),
+    "prefix-caching-sliding-window:v0.why": (
+        "VLLM_USE_V1=0 runs the V0 engine, whose KV cache cannot share blocks under a sliding "
+        "window: vLLM {version} stops at startup with 'Prefix caching is not supported with "
+        "sliding window. Run with --disable-sliding-window to use prefix caching.' The default "
+        "V1 engine caches such models."
+    ),
+    "prefix-caching-sliding-window:v0.fix": (
+        "Drop VLLM_USE_V1=0, or add `--disable-sliding-window` (the context is then capped at "
+        "{window} tokens)."
+    ),
+    "prefix-caching-sliding-window:older.title": (
+        "vLLM before {since} cannot cache prefixes of {model} (sliding window of {window})"
+    ),
+    "prefix-caching-sliding-window:older.why": (
+        "The release is not known, so the newest is assumed, whose V1 engine caches prefixes "
+        "under a sliding window. Releases before {since} (and V0 under VLLM_USE_V1=0 up to "
+        "0.10) stop at startup: 'Sliding window is not allowed with prefix caching enabled!' "
+        "(later 'Prefix caching is not supported with sliding window')."
+    ),
+    "prefix-caching-sliding-window:older.fix": (
+        "On vLLM older than {since}, add `--disable-sliding-window` (the context is then capped "
+        "at {window} tokens) or drop `--enable-prefix-caching`; pass `--vllm-version` to review "
+        "for yours."
     ),
     "quant-unneeded.title": (
         "{method} quantization is not needed here: the original checkpoint fits with room to spare"

@@ -331,6 +331,21 @@ TEXTS: dict[str, str] = {
         "{model} 是 {checkpoint_method} 的 checkpoint，但你的指令寫的是 --quantization "
         "{flag_method}。我是不是直接拿掉這個參數就好？"
     ),
+    "quant-method-mismatch:release.title": (
+        "vLLM {version} 不接受在 {checkpoint_method} 的 checkpoint {model} 上用 "
+        "`--quantization {flag_method}`"
+    ),
+    "quant-method-mismatch:release.why": (
+        "這個版本只有在 vLLM 自己挑 kernel 時，才會讓 {checkpoint_method} 的 checkpoint 走 "
+        "Marlin：指定的名稱會拿去和 checkpoint 的量化方法比對，於是 vLLM 以「Quantization "
+        "method specified in the model config ({checkpoint_method}) does not match the "
+        "quantization method specified in the `quantization` argument ({flag_method})」停下來。"
+        "之後的版本才接受這個名稱。"
+    ),
+    "quant-method-mismatch:release.fix": (
+        "拿掉 `--quantization`：vLLM 會從 checkpoint 認出 {checkpoint_method}，"
+        "GPU 支援時自己改用 Marlin kernel。"
+    ),
     "quant-unsupported-gpu.title": (
         "{method} 需要運算能力（compute capability）{needed}；{gpu} 只有 {have}"
     ),
@@ -499,6 +514,27 @@ TEXTS: dict[str, str] = {
         "改用 `--dtype {allowed}`（或拿掉 `--dtype`，讓 vLLM 自己選）；不支援這個 dtype 的 GPU "
         "跑不了這個檢查點的量化方法。"
     ),
+    "quant-dtype-unsupported:auto.title": (
+        "vLLM {version} 的 {method} 不能用 checkpoint 的 dtype {dtype} 計算：它只接受 {allowed}"
+    ),
+    "quant-dtype-unsupported:auto.why": (
+        "`--dtype auto` 時，vLLM 用 checkpoint 自己的 dtype（{dtype}）計算，並在載入任何東西之前"
+        "拿它和量化方法的核心（kernel）比對，不符合就以「torch.{dtype} is not supported for "
+        "quantization method {method}. Supported dtypes: [{allowed}]」停下來。"
+    ),
+    "quant-dtype-unsupported:auto.fix": (
+        "加上 `--dtype {allowed}`；不支援這個 dtype 的 GPU 跑不了這個檢查點的量化方法。"
+    ),
+    "quant-dtype-unsupported:older.title": ("{since} 以前的 vLLM 不能用 {dtype} 跑 {method}"),
+    "quant-dtype-unsupported:older.why": (
+        "不知道你用的是哪個版本，所以假設是最新版；最新版的 {method} 核心可以用 {dtype} 計算。"
+        "但 {since} 以前的版本只接受 {allowed}，會在載入前以「torch.{dtype} is not supported "
+        "for quantization method {method}」停下來。"
+    ),
+    "quant-dtype-unsupported:older.fix": (
+        "若你用的 vLLM 比 {since} 舊，請加上 `--dtype {allowed}`（或用 `--vllm-version` "
+        "指定你的版本再檢查）。"
+    ),
     "arch-unsupported-in-release.title": ("vLLM {version} 沒有 {architecture}：{since} 才加入"),
     "arch-unsupported-in-release.why": (
         "這個版本的模型登錄表（model registry）沒有 {architecture}，所以 vLLM 啟動時會停下來："
@@ -636,6 +672,46 @@ TEXTS: dict[str, str] = {
     "batched-tokens-below-num-seqs.ask_ai": (
         "--max-num-batched-tokens {mbt} 比 --max-num-seqs {seqs} 還小，vLLM 不接受。"
         "這兩個參數，你原本想改的是哪一個？"
+    ),
+    "prefix-caching-sliding-window.title": (
+        "vLLM {version} 無法對 {model} 做前綴快取：它的注意力只看 {window} 個 token 的滑動視窗"
+    ),
+    "prefix-caching-sliding-window.why": (
+        "{model} 的每一層注意力都只看 {window} 個 token 的滑動視窗。V0 引擎的 KV 快取在滑動視窗下"
+        "無法共用區塊，所以 vLLM 會在啟動時停下來（「Sliding window is not allowed with prefix "
+        "caching enabled!」，之後的版本是「Prefix caching is not supported with sliding "
+        "window」）。從 {since} 起預設的 V1 引擎可以快取這類模型。"
+    ),
+    "prefix-caching-sliding-window.fix": (
+        "加上 `--disable-sliding-window`（上下文長度會因此上限為 {window} 個 token；0.4.3 以前"
+        "沒有這個參數，請拿掉 `--enable-prefix-caching`），或改用 vLLM {since} 以上。"
+    ),
+    "prefix-caching-sliding-window:v0.title": (
+        "V0 引擎（VLLM_USE_V1=0）無法對 {model} 做前綴快取：它的注意力只看 {window} 個 token "
+        "的滑動視窗"
+    ),
+    "prefix-caching-sliding-window:v0.why": (
+        "VLLM_USE_V1=0 會改跑 V0 引擎，它的 KV 快取在滑動視窗下無法共用區塊：vLLM {version} "
+        "會在啟動時以「Prefix caching is not supported with sliding window. Run with "
+        "--disable-sliding-window to use prefix caching.」停下來。預設的 V1 引擎可以快取這類模型。"
+    ),
+    "prefix-caching-sliding-window:v0.fix": (
+        "拿掉 VLLM_USE_V1=0，或加上 `--disable-sliding-window`（上下文長度會因此上限為 "
+        "{window} 個 token）。"
+    ),
+    "prefix-caching-sliding-window:older.title": (
+        "{since} 以前的 vLLM 無法對 {model} 做前綴快取（滑動視窗 {window}）"
+    ),
+    "prefix-caching-sliding-window:older.why": (
+        "不知道你用的是哪個版本，所以假設是最新版；最新版的 V1 引擎可以在滑動視窗下做前綴快取。"
+        "但 {since} 以前的版本（以及 0.10 以前用 VLLM_USE_V1=0 跑的 V0）會在啟動時停下來："
+        "「Sliding window is not allowed with prefix caching enabled!」（之後的版本是「Prefix "
+        "caching is not supported with sliding window」）。"
+    ),
+    "prefix-caching-sliding-window:older.fix": (
+        "若你用的 vLLM 比 {since} 舊，請加上 `--disable-sliding-window`（上下文長度會因此上限為 "
+        "{window} 個 token）或拿掉 `--enable-prefix-caching`；可用 `--vllm-version` 指定你的"
+        "版本再檢查。"
     ),
     "quant-unneeded.title": "這裡不需要 {method} 量化：原始模型放得下，而且還有餘裕",
     "quant-unneeded.why": (

@@ -197,6 +197,28 @@ def _take_value(
     return None, index
 
 
+# Switches declared `action=StoreBoolean, nargs="?"` (arg_utils.py, 0.5.3-0.8.4), which take
+# `True`/`False` as a value; `get_kwargs` made them `BooleanOptionalAction` in 0.8.5, which
+# refuses one. {flag: first release with StoreBoolean}.
+_STORE_BOOLEAN = {
+    "--enable-chunked-prefill": "0.5.3",
+    "--disable-logprobs-during-spec-decoding": "0.5.5",
+    "--multi-step-stream-outputs": "0.6.0",
+    "--disable-chunked-mm-input": "0.8.4",
+}
+_STORE_BOOLEAN_UNTIL = "0.8.5"
+
+
+def _refuses_a_value(flag: str, version: str) -> bool:
+    """Whether `version` refuses `flag VALUE` for a switch. Releases before 0.8 are left
+    unjudged, as they were (their store_true switches are not read per release here)."""
+    if not vllm_flags.version_at_least(version, "0.8.0"):
+        return False
+    since = _STORE_BOOLEAN.get(flag)
+    takes_one = since is not None and vllm_flags.version_at_least(version, since)
+    return not (takes_one and not vllm_flags.version_at_least(version, _STORE_BOOLEAN_UNTIL))
+
+
 def _read_known(
     builder: Builder,
     *,
@@ -212,8 +234,7 @@ def _read_known(
             index < len(tokens) and tokens[index].lower() in _TRUE_WORDS and spec.kind == "bool"
         ):
             written = inline if inline is not None else tokens[index]
-            if vllm_flags.version_at_least(builder.version, "0.8.0"):
-                # 0.6's StoreBoolean took `=False`; BooleanOptionalAction (0.8+) refuses values.
+            if _refuses_a_value(spec.canonical, builder.version):
                 issue = ParseIssue("bool-flag-value", f"{token} {written}", spec.canonical)
                 builder.issues.append(issue)
             index += 0 if inline is not None else 1

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from servetune.review.model import FLOAT16_REFUSED, QuantFacts
 from servetune.review.rules.base import Context, Edit, Fact, Hit, Severity, rule
-from servetune.vllm.flags import version_at_least
+from servetune.vllm.flags import known_versions, version_at_least
 
 # Methods that read a quantized checkpoint's own files; pointed at plain weights they fail.
 _CHECKPOINT_METHODS = {
@@ -135,13 +135,45 @@ def quant_on_unquantized(ctx: Context) -> Iterator[Hit]:
     yield Hit(facts, None, (Edit("--quantization", None),))
 
 
+# A Marlin spelling of `--quantization` on a plain GPTQ/AWQ checkpoint, which
+# `_verify_quantization` compares with the checkpoint's method once each method's
+# `override_quantization_method` has had its say: {(spelling, checkpoint method): (first release
+# that refuses it, first that takes it)}. From 0.4.3 `GPTQMarlinConfig` (and from 0.5.3
+# `AWQMarlinConfig`) turns the checkpoint's method into its Marlin one only for
+# `is_valid_user_quant = (user_quant is None or user_quant == "marlin")`, until 0.5.4 added
+# `or user_quant == "gptq_marlin"` / `"awq_marlin"`: between, vLLM stops with "Quantization method
+# specified in the model config (gptq) does not match the quantization method specified in the
+# `quantization` argument (gptq_marlin)". 0.4.2 made the comparison itself and took gptq_marlin
+# (and `marlin`, as gptq_marlin); 0.4.1 had no conversion, so `marlin` fit Marlin-format
+# checkpoints only; `marlin` on AWQ is converted from 0.5.3, where AWQ-Marlin arrived.
+_MARLIN_SPELLING_REFUSED: dict[tuple[str, str], tuple[str, str]] = {
+    ("gptq_marlin", "gptq"): ("0.4.3", "0.5.4"),
+    ("awq_marlin", "awq"): ("0.5.3", "0.5.4"),
+    ("marlin", "gptq"): ("0.0.0", "0.4.2"),
+    ("marlin", "awq"): ("0.0.0", "0.5.3"),
+}
+
+
+def _marlin_spelling_refused(method: str, checkpoint: str, version: str) -> bool:
+    window = _MARLIN_SPELLING_REFUSED.get((method, checkpoint))
+    if window is None:
+        return False
+    first, taken = window
+    return version_at_least(version, first) and not version_at_least(version, taken)
+
+
 @rule("quant-method-mismatch", "error", "--quantization")
 def quant_method_mismatch(ctx: Context) -> Iterator[Hit]:
     method = ctx.settings.quantization
     quant = ctx.model.quantization if ctx.model else None
     if method is None or quant is None:
         return
-    if method_family(method) == method_family(quant.method) or method == "marlin":
+    checkpoint = quant.method.lower()
+    if _marlin_spelling_refused(method, checkpoint, ctx.command.version):
+        facts = _quant_facts(ctx) | {"version": ctx.command.version}
+        yield Hit(facts, "release", (Edit("--quantization", None),), by_release=True)
+        return
+    if method_family(method) == method_family(checkpoint) or method == "marlin":
         return
     if method == "moe_wna16" and _moe_wna16_reads(quant):
         return
@@ -438,20 +470,57 @@ def _running_method(ctx: Context) -> str | None:
     return method
 
 
+# Releases still run today (the V1 engine's, 0.8 on): where the command names no release, a
+# refusal only older ones make is a warning (as pp-unsupported-model's `older`).
+_STILL_RUN_SINCE = "0.8.0"
+
+
+def _compute_dtype(ctx: Context) -> tuple[str | None, bool]:
+    """The dtype the model computes in and whether `--dtype` named it: `auto` is the dtype
+    `_get_and_verify_dtype` resolves (the checkpoint's `torch_dtype`, float32 downcast), which
+    `get_quant_config` checks against the method as it would a dtype given ("torch.bfloat16 is
+    not supported for quantization method awq" for a bfloat16 checkpoint and `--dtype auto`)."""
+    flag = ctx.settings.dtype_flag.lower()
+    if flag in _DTYPE_WORDS:
+        return _DTYPE_WORDS[flag], True
+    resolved = _DTYPE_WORDS.get(ctx.settings.dtype or "") if flag == "auto" else None
+    return resolved, False
+
+
+def _refused_before(method: str, dtype: str) -> str | None:
+    """The first release that takes `dtype` for `method` where releases still run today
+    (0.8 on) refuse it; None where they take it."""
+    allowed = _act_dtypes(method, _STILL_RUN_SINCE)
+    if allowed is None or dtype in allowed:
+        return None
+    later = [v for v in known_versions() if version_at_least(v, _STILL_RUN_SINCE)]
+    return next((v for v in later if dtype in (_act_dtypes(method, v) or (dtype,))), None)
+
+
 @rule("quant-dtype-unsupported", "error", "--dtype")
 def quant_dtype_unsupported(ctx: Context) -> Iterator[Hit]:
-    """`--dtype` that the quantization method's kernels do not compute in."""
-    dtype = _DTYPE_WORDS.get(ctx.settings.dtype_flag.lower())
+    """`--dtype`, or the checkpoint's dtype under `auto`, that the quantization method's kernels
+    do not compute in. Where the release is assumed (the newest) and only older releases still
+    run today refuse it, a warning (`older`)."""
+    dtype, given = _compute_dtype(ctx)
     method = _running_method(ctx)
     if dtype is None or method is None:
         return
-    allowed = _act_dtypes(method, ctx.command.version)
-    if allowed is None or dtype in allowed:
+    version = ctx.command.version
+    allowed = _act_dtypes(method, version)
+    facts: dict[str, Fact] = {"dtype": dtype, "method": method, "version": version}
+    variant = None if given else "auto"
+    if allowed is not None and dtype not in allowed:
+        facts["allowed"] = ", ".join(allowed)
+        # a guessed checkpoint's dtype (a name's inferred facts) may not be its own
+        guessed = not given and ctx.model is not None and ctx.model.source == "inferred"
+        severity: Severity | None = "warning" if guessed else None
+        edits = (Edit("--dtype", allowed[0]),)
+        yield Hit(facts, variant, edits, by_release=True, severity=severity)
         return
-    facts: dict[str, Fact] = {
-        "dtype": dtype,
-        "method": method,
-        "allowed": ", ".join(allowed),
-        "version": ctx.command.version,
-    }
-    yield Hit(facts, None, (Edit("--dtype", allowed[0]),), by_release=True)
+    since = None if ctx.command.release_known else _refused_before(method, dtype)
+    if since is None:
+        return
+    older = _act_dtypes(method, _STILL_RUN_SINCE) or ()
+    facts |= {"allowed": ", ".join(older), "since": since}
+    yield Hit(facts, "older", severity="warning")

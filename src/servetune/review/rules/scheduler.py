@@ -10,6 +10,7 @@ from servetune.review.capacity import Estimate
 from servetune.review.rules.base import Context, Edit, Fact, Hit, rule
 from servetune.review.rules.quantization import ONLINE_METHODS, effective_method, method_family
 from servetune.review.settings import batch_defaults
+from servetune.vllm.flags import flags_of, version_at_least
 
 
 @rule("batched-tokens-too-small", "warning", "--max-num-batched-tokens")
@@ -165,3 +166,49 @@ def quant_unneeded(ctx: Context) -> Iterator[Hit]:
         "gain_pct": round(100 * ((quant_tokens or 0) / original.kv_cache_tokens - 1)),
     }
     yield Hit(facts, None if covered >= 1.0 else "small-gain")
+
+
+# Prefix caching beside a sliding window: V0's cache refuses the pair ("Sliding window is not
+# allowed with prefix caching enabled!" in `BlockSpaceManagerV1`, 0.4.1-0.5; "Prefix caching is
+# not supported with sliding window. Run with --disable-sliding-window to use prefix caching."
+# in `CacheConfig._verify_prefix_caching`, 0.5-0.10, only `if ... not envs.VLLM_USE_V1` from 0.8,
+# where V1 became the default and caches sliding-window layers itself). `sliding_window` is the
+# config's unless `--disable-sliding-window` or `use_sliding_window: false`
+# (`get_hf_config_sliding_window`), as the model facts read it.
+_V1_DEFAULT_SINCE = "0.8.0"
+_V0_REMOVED_SINCE = "0.11.0"
+
+
+def _v0_engine(ctx: Context) -> bool:
+    version = ctx.command.version
+    if not version_at_least(version, _V1_DEFAULT_SINCE):
+        return True
+    v0_asked = ctx.command.env.get("VLLM_USE_V1", "").strip() == "0"
+    return v0_asked and not version_at_least(version, _V0_REMOVED_SINCE)
+
+
+@rule("prefix-caching-sliding-window", "error", "--enable-prefix-caching")
+def prefix_caching_sliding_window(ctx: Context) -> Iterator[Hit]:
+    """`--enable-prefix-caching` on a model whose every layer slides its attention window, on
+    the V0 engine, which stops at startup (see above). Where the release is assumed (the newest,
+    V1), the older releases' refusal is said as an `info` (`older`)."""
+    model = ctx.model
+    if not ctx.command.switch("--enable-prefix-caching") or model is None:
+        return
+    if ctx.command.switch("--disable-sliding-window") or not model.sliding_window:
+        return
+    if model.num_layers is None or model.sliding_layers < model.num_layers:
+        return  # interleaved windows (Gemma 2/3) are not read here
+    facts: dict[str, Fact] = {
+        "window": model.sliding_window,
+        "model": model.model_id,
+        "since": _V1_DEFAULT_SINCE,
+    }
+    edits = (Edit("--disable-sliding-window", True),)
+    if "--disable-sliding-window" not in flags_of(ctx.command.version):
+        edits = (Edit("--enable-prefix-caching", None),)  # no such flag before 0.4.3
+    if _v0_engine(ctx):
+        variant = "v0" if version_at_least(ctx.command.version, _V1_DEFAULT_SINCE) else None
+        yield Hit(facts, variant, edits, by_release=True)
+    elif not ctx.command.release_known:
+        yield Hit(facts, "older", edits, severity="info")

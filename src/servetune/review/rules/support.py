@@ -22,6 +22,18 @@ from servetune.vllm.model_support import (
 _STILL_RUN_SINCE = "0.8.0"
 
 
+def _registered_as(ctx: Context, model: ModelFacts) -> str:
+    """The architecture vLLM looks up in its registry. `--config-format mistral` reads the
+    checkpoint's `params.json`, not `config.json`, and `load_params_config` (0.6.1-0.33) names
+    the architecture itself: `PixtralForConditionalGeneration` where it has a `vision_encoder`,
+    `MixtralForCausalLM` where it has `moe`, else `MistralForCausalLM`."""
+    if (ctx.command.text("--config-format") or "").lower() != "mistral":
+        return str(model.architecture)
+    if model.vision is not None or str(model.architecture).endswith("ForConditionalGeneration"):
+        return "PixtralForConditionalGeneration"
+    return "MixtralForCausalLM" if model.is_moe else "MistralForCausalLM"
+
+
 @rule("arch-unsupported-in-release", "error", None)
 def arch_unsupported_in_release(ctx: Context) -> Iterator[Hit]:
     """An architecture the release's model registry lacks: vLLM stops at startup ("Model
@@ -34,12 +46,13 @@ def arch_unsupported_in_release(ctx: Context) -> Iterator[Hit]:
     # `0.1.dev1+g6997a25ac` among them, whose registry it does not tell.
     if model is None or model.architecture is None or version == known_versions()[0]:
         return
-    found = registration(model.architecture, version)
+    architecture = _registered_as(ctx, model)
+    found = registration(architecture, version)
     if found is None or found.registered is not False:
         return
     later = not version_at_least(version, found.first)
     facts: dict[str, Fact] = {
-        "architecture": model.architecture,
+        "architecture": architecture,
         "since": found.first if later else found.last,
     }
     fallback = transformers_fallback_since()
