@@ -5,12 +5,15 @@ check and plan share the catalog, so both find them with the facts the file give
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from servetune.cli.main import main
 from servetune.review import model
 from servetune.review.check import CheckOptions, check_text
+
+SOURCES = Path(__file__).resolve().parents[2] / "scripts" / "sources" / "catalog_models.json"
 
 # (id, (layers, attention heads, KV heads, experts, context))
 ADDED = [
@@ -37,6 +40,10 @@ ADDED = [
     ("codellama/CodeLlama-34b-Instruct-hf", (48, 64, 8, None, 16384)),
     ("codellama/CodeLlama-34b-Python-hf", (48, 64, 8, None, 16384)),
     ("OpenGVLab/InternVL3-78B", (80, 64, 8, None, 32768)),
+    ("deepseek-ai/DeepSeek-V4-Flash", (43, 64, 1, 256, 1048576)),
+    ("deepseek-ai/DeepSeek-V4-Flash-0731", (43, 64, 1, 256, 1048576)),
+    ("Qwen/Qwen3.5-27B", (64, 24, 4, None, 262144)),
+    ("moonshotai/Kimi-Linear-48B-A3B-Instruct", (27, 32, 32, 256, 1048576)),
 ]
 
 
@@ -115,3 +122,68 @@ def test_plan_answers_for_them(capsys: pytest.CaptureFixture[str], gpus: str, co
     assert code == 0
     prediction = doc["prediction"]
     assert isinstance(prediction, dict) and prediction["output_throughput"] > 0
+
+
+# The values each copy the entry cites spells (search-index ids in catalog_models.json's
+# `checked_against`), transcribed as read: the built catalog must hold them unchanged.
+CITED: dict[str, dict[str, object]] = {
+    # 59082536319: the real V4 Flash config.json, slimmed; 67050842956: the -0731 file's table
+    "deepseek-ai/DeepSeek-V4-Flash": {
+        "hidden_size": 4096, "num_hidden_layers": 43, "num_attention_heads": 64,
+        "num_key_value_heads": 1, "head_dim": 512, "q_lora_rank": 1024, "o_lora_rank": 1024,
+        "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 6,
+        "moe_intermediate_size": 2048, "vocab_size": 129280, "sliding_window": 128,
+        "max_position_embeddings": 1048576, "num_hash_layers": 3, "expert_dtype": "fp4",
+    },
+    # 54606761696: Qwen3.5-27B as Megatron-Bridge's fixture copies it (text keys)
+    "Qwen/Qwen3.5-27B": {
+        "text_config.hidden_size": 5120, "text_config.intermediate_size": 17408,
+        "text_config.num_hidden_layers": 64, "text_config.num_attention_heads": 24,
+        "text_config.num_key_value_heads": 4, "text_config.linear_num_value_heads": 48,
+        "text_config.linear_num_key_heads": 16, "text_config.vocab_size": 248320,
+        "text_config.full_attention_interval": 4,
+    },
+    # 59839768689: DEPENDED_FIELDS copied from the config.json at revision e1df551a...
+    "moonshotai/Kimi-Linear-48B-A3B-Instruct": {
+        "hidden_size": 2304, "num_hidden_layers": 27, "kv_lora_rank": 512,
+        "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+        "num_experts": 256, "num_experts_per_token": 8, "num_shared_experts": 1,
+        "moe_intermediate_size": 1024, "vocab_size": 163840, "first_k_dense_replace": 1,
+        "linear_attn_config.full_attn_layers": [4, 8, 12, 16, 20, 24, 27],
+    },
+}  # fmt: skip
+
+
+def _dotted(config: object, key: str) -> object:
+    for part in key.split("."):
+        assert isinstance(config, dict)
+        config = config.get(part)
+    return config
+
+
+@pytest.mark.parametrize("model_id", sorted(CITED))
+def test_the_entry_holds_what_its_cited_copy_spells(model_id: str) -> None:
+    config = model.catalog()[model_id]
+    found = {key: _dotted(config, key) for key in CITED[model_id]}
+    assert found == CITED[model_id]
+    listed = json.loads(SOURCES.read_text(encoding="utf-8"))["models"]
+    entry = next(e for e in listed if e["id"] == model_id)
+    assert "search index id" in entry["checked_against"]
+
+
+def test_the_new_families_read_as_their_files_say() -> None:
+    # DeepSeek V4: one KV head of 512 (no kv_lora_rank: not V3's MLA), FP8 with FP4 experts.
+    v4 = model.find_model("deepseek-ai/DeepSeek-V4-Flash")
+    assert v4 is not None and not v4.is_mla and v4.architecture == "DeepseekV4ForCausalLM"
+    assert (v4.experts_per_token, v4.num_shared_experts) == (6, 1)
+    assert v4.quantization is not None and v4.quantization.method == "fp8"
+    # A local copy of the -0731 checkpoint takes its architecture.
+    local = model.find_model("/app/data/deepseek-v4-flash-0731/model")
+    assert local is not None and local.inferred_from == "deepseek-ai/DeepSeek-V4-Flash-0731"
+    # Kimi-Linear spells top-k and the shared expert its own way; MLA latent 512.
+    kimi = model.find_model("moonshotai/Kimi-Linear-48B-A3B-Instruct")
+    assert kimi is not None and kimi.is_mla
+    assert (kimi.experts_per_token, kimi.num_shared_experts) == (8, 1)
+    # Qwen3.5-27B: Gated DeltaNet on 3 of 4 layers, 16 attention layers of 64.
+    q35 = model.find_model("Qwen/Qwen3.5-27B")
+    assert q35 is not None and q35.is_hybrid and q35.attention_layers == 16

@@ -393,7 +393,9 @@ def model_facts(
         dtype=_dtype(text) or _dtype(config),
         quantization=_quant(config) or _quant(text),
         num_experts=experts if experts else None,
-        experts_per_token=_int(text, "num_experts_per_tok", "experts_per_token"),
+        experts_per_token=_int(
+            text, "num_experts_per_tok", "experts_per_token", "num_experts_per_token"
+        ),
         moe_intermediate_size=_int(text, "moe_intermediate_size"),
         num_shared_experts=shared,
         num_dense_layers=dense_layers,
@@ -448,10 +450,11 @@ def _linear_attention(text: Mapping[str, object]) -> LinearAttention | None:
 def _moe_layout(text: Mapping[str, object], layers: int | None) -> tuple[int, int]:
     """(shared experts per MoE layer, dense layers), as each MoE family writes them.
 
-    DeepSeek: n_shared_experts and first_k_dense_replace. Qwen2-MoE: one shared expert of
-    shared_expert_intermediate_size, counted here in moe_intermediate_size units. Llama 4: one
-    shared expert per MoE layer, and every interleave_moe_layer_step-th layer is MoE."""
-    shared = _int(text, "n_shared_experts") or 0
+    DeepSeek: n_shared_experts and first_k_dense_replace (Kimi-Linear: num_shared_experts).
+    Qwen2-MoE: one shared expert of shared_expert_intermediate_size, counted here in
+    moe_intermediate_size units. Llama 4: one shared expert per MoE layer, and every
+    interleave_moe_layer_step-th layer is MoE."""
+    shared = _int(text, "n_shared_experts", "num_shared_experts") or 0
     shared_size, expert_size = (
         _int(text, "shared_expert_intermediate_size"),
         _int(text, "moe_intermediate_size"),
