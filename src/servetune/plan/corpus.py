@@ -22,6 +22,7 @@ from pathlib import Path
 from servetune.errors import HardwareError, ServetuneError
 from servetune.plan import planner, predict
 from servetune.plan.accuracy import METRICS, Case, kind_of
+from servetune.plan.parallel import GPUS_PER_NODE
 from servetune.plan.simulate import Load
 from servetune.review.check import CheckOptions, Report, check_text
 from servetune.review.hardware import parse_gpus
@@ -145,9 +146,13 @@ def _options(rec: Mapping[str, object]) -> CheckOptions:
 def assumed_command(rec: Mapping[str, object]) -> str | None:
     """The command a record that publishes none is planned with: the model it names served
     with vLLM's defaults over all its GPUs (`vllm serve MODEL --tensor-parallel-size N`), what
-    a user asking "how fast on this machine" would start; None where the record names no model
-    or a mixed machine (the split over its cards is not known). GPUs `--gpus` cannot read give
-    the bare command, which check then refuses for its GPUs as it would any other."""
+    a user asking "how fast on this machine" would start; over several nodes of 8 GPUs, tensor
+    parallel within a node and pipeline parallel over the nodes, as vLLM's docs say to
+    (docs/serving/parallelism_scaling.md, 0.10 on: "Set tensor_parallel_size to the number of
+    GPUs per node and pipeline_parallel_size to the number of nodes"); None where the record
+    names no model or a mixed machine (the split over its cards is not known). GPUs `--gpus`
+    cannot read give the bare command, which check then refuses for its GPUs as it would any
+    other."""
     model, gpus = rec.get("model"), str(rec.get("gpus") or "")
     if not model or not gpus:
         return None
@@ -157,6 +162,9 @@ def assumed_command(rec: Mapping[str, object]) -> str | None:
         return f"vllm serve {model}"
     if machine.cards:
         return None
+    nodes, node = machine.count // GPUS_PER_NODE, GPUS_PER_NODE
+    if nodes > 1 and machine.count % node == 0:  # vLLM's guidance for more than one node
+        return f"vllm serve {model} --tensor-parallel-size {node} --pipeline-parallel-size {nodes}"
     tp = f" --tensor-parallel-size {machine.count}" if machine.count > 1 else ""
     return f"vllm serve {model}{tp}"
 

@@ -37,6 +37,12 @@ _XGMI_BYTES_S = {"CDNA 3": 448 * GB, "CDNA 4": 1075 * GB, "CDNA 2": 200 * GB}
 _PCIE_BYTES_S = {"Hopper": 50 * GB, "Blackwell": 50 * GB}
 PCIE4_BYTES_S = 25 * GB
 ALLREDUCE_LATENCY_S = {"nvlink": 8e-6, "xgmi": 10e-6, "pcie": 30e-6}
+# Between nodes (pipeline stages, `--pipeline-parallel-size`): one 400 Gb/s NIC per GPU, the
+# HGX reference design's ConnectX-7 (NVIDIA's datasheet); ~20 us for one small send with its
+# NCCL/RDMA set-up (an order of magnitude, not fitted: no fit record publishes a PP command)
+INTERNODE_BYTES_S = 50 * GB
+INTERNODE_LATENCY_S = 20e-6
+GPUS_PER_NODE = 8  # HGX/DGX and AMD's OAM platforms: 8 GPUs joined by NVLink or xGMI
 # the OAM parts whose GPUs are joined by Infinity Fabric in a server (the PCIe cards are not,
 # unless bridged, which a --gpus spec cannot say)
 _XGMI_PARTS = ("MI300", "MI325", "MI350", "MI355", "MI250", "MI308")
