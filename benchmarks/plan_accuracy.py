@@ -328,10 +328,10 @@ def print_answered(
     for u in mine:
         reasons.setdefault(u.reason, []).append(u.name)
     for reason, names in sorted(reasons.items(), key=lambda kv: -len(kv[1])):
-        print(
-            f"    not answered, {reason}: {len(names)} ({', '.join(n[:40] for n in names[:3])}"
-            f"{', ...' if len(names) > 3 else ''})"
-        )
+        # Held-out records are counted, never named: no one tunes on them by reading this.
+        shown = "" if split != "fit" else f" ({', '.join(n[:40] for n in names[:3])}"
+        more = ", ...)" if len(names) > 3 else ")"
+        print(f"    not answered, {reason}: {len(names)}{shown}{more if shown else ''}")
 
 
 GPU_FITTED = tuple(n for n in calibrate.BOUNDS if n not in ("rocm", "ampere"))
