@@ -35,6 +35,12 @@ How a record is read (fair, not lenient):
   the first X.Y.Z in it (or X.Y) is the release reviewed, for commands and memory alike. A
   version the record does not give stays unknown: the newest release is assumed, as for a user
   who names none.
+- a record whose `command` names no command (`CommandParseError`: a launcher script, a recipe,
+  a summary of settings) is reviewed from the configuration vLLM itself logged in the record's
+  quote (`vllm_said` for commands, `quote` for memory), where it holds one: the engine config
+  line, `non-default args: {...}` or `args: Namespace(...)`, read as check reads them when
+  pasted (python_spellings), the same for every record. Only those lines are read: what vLLM
+  reported after starting (KV tokens, GPU blocks) is never an input.
 - a V0 record that logged `# GPU blocks` without its block size ran with the one its command
   sets, as check reads it (`--block-size`, `block_size=` in `LLM(...)`), else vLLM's default,
   16 on GPUs in every release (`EngineArgs.block_size`); records on devices that size their own
@@ -46,6 +52,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import sys
 import tempfile
 from collections import Counter, defaultdict
@@ -59,6 +66,7 @@ from servetune.review.check import CheckOptions, Report
 from servetune.review.rules import RULES
 from servetune.review.settings import DEFAULT_BLOCK_SIZE
 from servetune.texts import table
+from servetune.vllm import python_spellings
 from servetune.vllm.log import is_wrapper
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -161,6 +169,24 @@ def _review(command: str, gpus: str | None, version: str | None) -> Report | str
         return f"{type(error).__name__}: {error.message}"
 
 
+def _logged_command(quote: object) -> str | None:
+    """The command vLLM's own logged configuration in a record's quote amounts to, if any."""
+    if not isinstance(quote, str):
+        return None
+    words = python_spellings.logged_args(quote) or python_spellings.config_line(quote)
+    return shlex.join(words) if words else None
+
+
+def _review_record(record: Mapping[str, Any], quote_key: str) -> Report | str:
+    """The record's command reviewed; where it names no command, the configuration vLLM
+    logged in its quote (see the docstring)."""
+    report = _review(record["command"], record.get("gpus"), release(record))
+    logged = _logged_command(record.get(quote_key))
+    if isinstance(report, str) and report.startswith("CommandParseError") and logged:
+        return _review(logged, record.get("gpus"), release(record))
+    return report
+
+
 def _errors(report: Report) -> set[str]:
     return {f.rule for f in report.findings if f.severity == "error"}
 
@@ -171,7 +197,7 @@ def score_command(record: Mapping[str, Any]) -> Score | None:
     outcome, expect = record["outcome"], str(expected_id(str(record["expect"])))
     if outcome == "failed" and not record.get("static", True):
         return None
-    report = _review(record["command"], record.get("gpus"), release(record))
+    report = _review_record(record, "vllm_said")
     split, name = record["split"], record["id"]
     if outcome == "ran":
         errors = set() if isinstance(report, str) else _errors(report)
@@ -288,7 +314,7 @@ def _logged(record: Mapping[str, Any], report: Report | str) -> tuple[str, float
 def score_memory(record: Mapping[str, Any]) -> Score | None:
     if not record.get("gpus"):
         return None
-    report = _review(record["command"], record["gpus"], release(record))
+    report = _review_record(record, "quote")
     figure = _logged(record, report)
     if figure is None:
         return None

@@ -193,3 +193,26 @@ def test_the_namespace_line_older_releases_log() -> None:
     assert cmd.args["--port"] == "8001"
     for default in ("--enforce-eager", "--quantization", "--host", "--allowed-origins"):
         assert default not in cmd.args  # a dump's defaults are not settings
+
+
+# llmtracker MI300X (fit, tests/data/corpus/memory.json): the config line, then what vLLM reported.
+LOGGED_EXCERPT = (
+    "INFO 10-07 09:54:22 llm_engine.py:237] Initializing an LLM engine (v0.6.3.dev114+g4f95ffee) "
+    "with config: model='meta-llama/Llama-2-7b-chat-hf', speculative_config=None, "
+    "tokenizer='meta-llama/Llama-2-7b-chat-hf', skip_tokenizer_init=False, tokenizer_mode=auto, "
+    "trust_remote_code=False, dtype=torch.float16, max_seq_len=4096, download_dir=None, "
+    "tensor_parallel_size=1, pipeline_parallel_size=1, quantization=None, enforce_eager=False, "
+    "kv_cache_dtype=auto, seed=0, enable_prefix_caching=False)\n"
+    "INFO 10-07 09:54:29 model_runner.py:1060] Loading model weights took 12.5523 GB\n"
+    "INFO 10-07 09:55:00 gpu_executor.py:122] # GPU blocks: 20186, # CPU blocks: 512\n"
+)
+
+
+def test_the_config_line_inside_a_longer_excerpt() -> None:
+    cmd = parse_text(LOGGED_EXCERPT, version="0.6.3")
+    assert cmd.model == "meta-llama/Llama-2-7b-chat-hf"
+    assert cmd.args["--dtype"] == "float16"
+    assert cmd.args["--max-model-len"] == "4096"
+    assert cmd.args["--tensor-parallel-size"] == "1"
+    # What vLLM reported after the config line is no setting.
+    assert not any("block" in flag for flag in cmd.args)

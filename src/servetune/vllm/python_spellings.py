@@ -251,7 +251,9 @@ def logged_args(text: str) -> list[str] | None:
 # `INFO ... llm_engine.py:237] Initializing an LLM engine (v0.5.4) with config: model='x', ...`
 # (V1: `Initializing a V1 LLM engine (v0.8.5) with config: ...`). The config's own names, where
 # they are not the flag's: `max_seq_len` is --max-model-len's value, `device_config` --device's.
-_CONFIG_LINE = re.compile(r"Initializing an? (?:V1 )?LLM engine (?:\([^)]*\) )?with config: (.*)$")
+_CONFIG_LINE = re.compile(
+    r"Initializing an? (?:V1 )?LLM engine (?:\([^)]*\) )?with config: (.*)$", re.MULTILINE
+)
 _CONFIG_NAMES = {"max_seq_len": "max_model_len", "device_config": "device"}
 _CONFIG_ENTRY = re.compile(r"(?:^|[,\s]\s*)(?P<key>[a-z_]+)=")
 # `api_server.py] args: Namespace(host=None, port=8001, ..., model='x', ...)`: the parsed

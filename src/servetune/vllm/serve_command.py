@@ -1,9 +1,12 @@
 """Turn a `vllm serve` command, in any of the forms people paste, into a `ServeCommand`.
 
 Forms understood: `vllm serve MODEL ...`, `vllm serve --model MODEL ...`, `vllm serve` alone (vLLM's
-default model), `python -m vllm.entrypoints.openai.api_server --model MODEL ...`,
-`python3 path/to/api_server.py ...`, `docker run ... vllm/vllm-openai[:tag] ...`, with
-`--config file.yaml` merged in (the command line wins). Flags are read as vLLM's parser reads them:
+default model), `python -m vllm.entrypoints.openai.api_server --model MODEL ...` (interpreter
+options such as `python -O -u -m` skipped), `python -m vllm.entrypoints.cli.main serve ...`,
+`python3 path/to/api_server.py ...`, `docker run ... vllm/vllm-openai[:tag] ...`, the offline
+benchmarks that build an engine from its flags (`python benchmarks/benchmark_throughput.py ...`,
+`vllm bench throughput|latency ...`: `bench_args`), with `--config file.yaml` merged in (the
+command line wins). Flags are read as vLLM's parser reads them:
 unambiguous prefixes of long flags (`--gpu-memory-util`), `--json-flag.key value` (0.9+), `-O3`.
 Text may carry `\\` continuations, shell prompts and blog debris around the command.
 Problems that vLLM itself would reject (unknown or removed flags, a Unicode dash) are recorded as
@@ -22,8 +25,8 @@ from typing import ClassVar, Literal
 
 from servetune.errors import CommandParseError
 from servetune.texts import Area, ErrorText, Sentence
+from servetune.vllm import bench_args, python_spellings
 from servetune.vllm import flags as vllm_flags
-from servetune.vllm import python_spellings
 from servetune.vllm.serve_args import (
     UNICODE_DASHES,
     ArgValue,
@@ -47,12 +50,16 @@ __all__ = [
     "tokens_from_text",
 ]
 
-CommandForm = Literal["vllm-serve", "api-server", "docker"]
+CommandForm = Literal["vllm-serve", "api-server", "docker", "bench"]
 _SHELL_STOPS = {"|", "||", "&&", ";", "&"}
 _PREFIX_WORDS = {"sudo", "nohup", "exec", "time", "env", "command"}
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _API_SERVER_MODULES = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
 _API_SERVER_SCRIPT = re.compile(r"(^|/)api_server\.py$")
+_CLI_MODULE = "vllm.entrypoints.cli.main"  # `python -m vllm.entrypoints.cli.main serve` (0.7.3+)
+# CPython's own options before the program: `-O`, `-u`, `-OO`, `-W ignore`, `-X dev`, `-um MOD`,
+# `-mMOD` (its getopt: letters combine, `-m`/`-c`/`-W`/`-X` take the rest of the word or the next).
+_PYTHON_OPTION = re.compile(r"^-(?P<letters>[bBdEhiIOPqRsStuvVx]*)(?P<takes>[mcWX]?)(?P<rest>.*)$")
 # Every `docker run` option that takes a value (docker's own reference, `docker run --help`, and
 # podman's additions): the word after it is the option's, not the image. Options not listed are
 # docker's booleans (`--privileged`, `--rm`, `-it`...). Sorted, one table: docker's, not vLLM's.
@@ -192,11 +199,14 @@ def _logical_lines(text: str) -> list[str]:
     return lines
 
 
+_PYTHON_OPTIONS = r"python[0-9.]*(?:\s+-[bBdEiIOPqRsStuvx]*(?:[WX]\s*\S+)?(?=\s))*"
 _START = re.compile(
     r"(?:^|\s|[$#>]\s*)((?:[A-Za-z_][A-Za-z0-9_]*=\S+\s+)*"
     r"(?:sudo\s+|nohup\s+|exec\s+)*"
-    r"(?:\S*/)?(?:vllm\s+serve\b|python[0-9.]*\s+-m\s+vllm\.entrypoints|"
-    r"python[0-9.]*\s+\S*api_server\.py\b|(?:docker|podman|nerdctl)\s+run\b))"
+    r"(?:\S*/)?(?:vllm\s+(?:serve|bench\s+(?:throughput|latency))\b|"
+    rf"{_PYTHON_OPTIONS}\s+-[bBdEiIOPqRsStuvx]*m\s*vllm\.entrypoints|"
+    rf"{_PYTHON_OPTIONS}\s+\S*(?:api_server|benchmark_throughput|benchmark_latency)\.py\b|"
+    r"(?:docker|podman|nerdctl)\s+run\b))"
 )
 
 
@@ -489,6 +499,7 @@ class _Located:
     repeated_entrypoint: bool = False  # `docker run IMAGE vllm serve ...` without --entrypoint
     extra_serve: str | None = None  # `docker run IMAGE serve MODEL ...`: the image
     mounts: tuple[tuple[str, str], ...] = ()
+    bench: str | None = None  # the offline benchmark program (`bench_args.PROGRAMS`)
 
 
 def _cut_at_shell_operators(tokens: Sequence[str]) -> list[str]:
@@ -544,13 +555,36 @@ def _after_image(rest: list[str]) -> list[str] | None:
     words = _strip_leading(_cut_at_shell_operators(rest))[0]
     if len(words) < 2:
         return None
-    if Path(words[0]).name == "vllm" and words[1] == "serve":
+    if Path(words[0]).name == "vllm" and words[1] in ("serve", "bench"):
         return rest
-    if Path(words[0]).name.startswith("python") and (
-        words[1] == "-m" or _API_SERVER_SCRIPT.search(words[1])
-    ):
+    program = _python_program(words)
+    if program is None:
+        return None
+    _, name, module = program
+    if module or _API_SERVER_SCRIPT.search(name) or Path(name).name in bench_args.PROGRAMS:
         return rest
     return None
+
+
+def _python_program(words: Sequence[str]) -> tuple[int, str, bool] | None:
+    """`python [options] -m MODULE ...` or `python [options] SCRIPT ...`: (index of the first
+    word after the module or script, the module or script, whether a module); None for another
+    program, `python -c CODE` or a bare interpreter."""
+    if not words or not Path(words[0]).name.startswith("python"):
+        return None
+    index = 1
+    while index < len(words) and words[index].startswith("-") and words[index] != "-":
+        option = _PYTHON_OPTION.match(words[index])
+        takes = option.group("takes") if option else ""
+        rest = option.group("rest") if option else ""
+        if takes == "c":
+            return None
+        if takes == "m":
+            if rest:
+                return index + 1, rest, True
+            return (index + 2, words[index + 1], True) if index + 1 < len(words) else None
+        index += 2 if takes in ("W", "X") and not rest else 1
+    return (index + 1, words[index], False) if index < len(words) else None
 
 
 def is_vllm_image(image: str) -> bool:
@@ -592,7 +626,7 @@ def _locate_docker(tokens: list[str], env: dict[str, str]) -> _Located:
     # image reaches vLLM as two stray words: 'unrecognized arguments' unless --entrypoint
     # replaced it. Other images run what follows them.
     repeated = (
-        located.form == "vllm-serve"
+        located.form in ("vllm-serve", "bench")
         and _VLLM_ENTRYPOINT_IMAGE.match(image) is not None
         and not entrypoint
     )
@@ -605,18 +639,48 @@ def _locate_docker(tokens: list[str], env: dict[str, str]) -> _Located:
         gpus,
         repeated,
         mounts=mounts,
+        bench=located.bench,
     )
+
+
+def _vllm_cli(words: Sequence[str], start: int, env: dict[str, str]) -> _Located | None:
+    """`serve ...` or `bench throughput|latency ...` from `words[start]` on (the words of vLLM's
+    CLI after `vllm` or `python -m vllm.entrypoints.cli.main`)."""
+    sub = words[start : start + 1]
+    if sub == ["serve"]:
+        prefix, args = tuple(words[: start + 1]), tuple(words[start + 1 :])
+        return _Located("vllm-serve", prefix, args, env, None, None)
+    program = " ".join(words[start : start + 2])
+    if sub == ["bench"] and program in bench_args.PROGRAMS:
+        prefix, args = tuple(words[: start + 2]), tuple(words[start + 2 :])
+        return _Located("bench", prefix, args, env, None, None, bench=program)
+    return None
+
+
+def _locate_python(words: Sequence[str], env: dict[str, str]) -> _Located | None:
+    """A Python start of vLLM's server, CLI or an offline benchmark script."""
+    program = _python_program(words)
+    if program is None:
+        return None
+    end, name, module = program
+    prefix, args = tuple(words[:end]), tuple(words[end:])
+    if module and name in _API_SERVER_MODULES:
+        return _Located("api-server", prefix, args, env, None, None)
+    if module and name == _CLI_MODULE:
+        return _vllm_cli(words, end, env)
+    if not module and _API_SERVER_SCRIPT.search(name):
+        return _Located("api-server", prefix, args, env, None, None)
+    if not module and Path(name).name in bench_args.PROGRAMS:
+        return _Located("bench", prefix, args, env, None, None, bench=Path(name).name)
+    return None
 
 
 def _locate(tokens: Sequence[str]) -> _Located:
     words, env = _strip_leading(_cut_at_shell_operators(tokens))
-    if len(words) >= 2 and Path(words[0]).name == "vllm" and words[1] == "serve":
-        return _Located("vllm-serve", tuple(words[:2]), tuple(words[2:]), env, None, None)
-    is_python = len(words) >= 2 and Path(words[0]).name.startswith("python")
-    if is_python and words[1] == "-m" and words[2:3] and words[2] in _API_SERVER_MODULES:
-        return _Located("api-server", tuple(words[:3]), tuple(words[3:]), env, None, None)
-    if is_python and _API_SERVER_SCRIPT.search(words[1]):
-        return _Located("api-server", tuple(words[:2]), tuple(words[2:]), env, None, None)
+    cli = _vllm_cli(words, 1, env) if words and Path(words[0]).name == "vllm" else None
+    located = cli or _locate_python(words, env)
+    if located is not None:
+        return located
     if len(words) >= 2 and Path(words[0]).name in _CONTAINER_RUNNERS and words[1] == "run":
         return _locate_docker(list(words), env)
     if words and Path(words[0]).name == "vllm":
@@ -681,8 +745,10 @@ def parse_tokens(
     """Parse shell words of a server command. `version` picks the flag table (default: newest)."""
     located = _locate(tokens)
     table, source, given = _pick_version(version, located.image_tag)
+    located, refused = _bench_words(located, table)
     serve = _says_serve(located, table)
     builder = Builder(version=table, serve=serve, dev_build=vllm_flags.is_dev_build(given))
+    builder.issues.extend(ParseIssue("unknown-flag", flag, flag) for flag in refused)
     if located.repeated_entrypoint:
         builder.issues.append(ParseIssue("unknown-flag", "vllm serve", None, "image entrypoint"))
     if located.extra_serve is not None:
@@ -732,8 +798,24 @@ def parse_tokens(
     )
 
 
+def _bench_words(located: _Located, version: str) -> tuple[_Located, list[str]]:
+    """An offline benchmark's own words moved into the prefix (kept, not reviewed), and the
+    options its release refuses; other forms as they are."""
+    found = bench_args.options(located.bench, version) if located.bench else None
+    if found is None:
+        return located, []
+
+    def engine_flag(flag: str) -> bool:
+        return vllm_flags.lookup(flag, version) is not None
+
+    own, engine, refused = bench_args.split_words(found, located.args, engine_flag)
+    return replace(located, prefix=located.prefix + tuple(own), args=tuple(engine)), refused
+
+
 def _says_serve(located: _Located, version: str) -> bool:
     """Whether vLLM's `serve` subcommand reads the arguments (not the bare API server module)."""
+    if located.bench is not None:
+        return False
     if located.form == "docker" and located.prefix[-2:] != ("vllm", "serve"):
         return vllm_flags.version_at_least(version, vllm_flags.IMAGE_RUNS_SERVE_SINCE)
     return located.form == "vllm-serve" or located.prefix[-2:] == ("vllm", "serve")
