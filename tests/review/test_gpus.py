@@ -195,3 +195,22 @@ def test_check_says_which_checks_a_device_skips() -> None:
     (note,) = [f for f in xpu.findings if f.rule == "hardware-unknown"]
     assert note.title.text() == "Arc-Pro-B60 (XPU): CUDA checks skipped"
     assert xpu.estimate is not None  # memory is still reviewed
+
+
+@pytest.mark.parametrize(
+    ("typed", "name"),
+    [
+        ("8xH100-80GB-SXM", "H100-SXM-80GB"),  # Lambda's benchmark tables
+        ("H100-SXM5-80GB", "H100-SXM-80GB"),  # dstack's: the SXM5 board is the H100 SXM
+        ("H100 SXM5 80GB", "H100-SXM-80GB"),
+        ("80GB H100 PCIe", "H100-PCIe-80GB"),
+        ("A100 SXM4 40GB", "A100-40GB-SXM"),
+    ],
+)
+def test_the_words_of_a_known_name_in_another_order(typed: str, name: str) -> None:
+    assert parse_gpus(typed).spec.name == name
+
+
+def test_some_of_a_name_s_words_are_not_that_name() -> None:
+    with pytest.raises(HardwareError):
+        find_gpu("SXM 80GB")  # the part's model is missing: H100 or A100?

@@ -133,6 +133,41 @@ def _index() -> dict[str, GpuSpec]:
     return index
 
 
+# Form-factor words that name the same part: an H100 SXM5 is vLLM's and our H100 SXM.
+_SAME_WORD = {"sxm4": "sxm", "sxm5": "sxm", "sxm2": "sxm", "pcie4": "pcie", "pcie5": "pcie"}
+
+
+def _words(text: str) -> tuple[str, ...] | None:
+    """A name as its words in any order (`H100-80GB-SXM` = `H100 SXM5 80GB`), memory spelled
+    one way (`80G` = `80GB`); None for a name of one word (the plain key decides those)."""
+    words = re.split(r"[^a-z0-9]+", text.lower())
+    kept = []
+    for word in words:
+        if not word or word in ("nvidia", "geforce", "tesla", "amd", "instinct"):
+            continue
+        word = re.sub(r"^(\d+)g$", r"\1gb", word)
+        kept.append(_SAME_WORD.get(word, word))
+    return tuple(sorted(kept)) if len(kept) > 1 else None
+
+
+@cache
+def _index_by_words() -> dict[tuple[str, ...], GpuSpec | None]:
+    """Names by their words; None where two GPUs share the words (then nothing is guessed)."""
+    index: dict[tuple[str, ...], GpuSpec | None] = {}
+    for spec in gpu_table():
+        for name in (spec.name, *spec.aliases):
+            words = _words(name)
+            if words is not None:
+                seen = index.get(words, spec)
+                index[words] = spec if seen is not None and seen.name == spec.name else None
+    return index
+
+
+def _by_words(name: str) -> GpuSpec | None:
+    words = _words(name)
+    return None if words is None else _index_by_words().get(words)
+
+
 # A memory size written after a known name: `RTX2080Ti-22GB`, `A100 40G`, `RTX3080_12GB`.
 _MEMORY_SUFFIX = re.compile(r"^(.*?)[\s_-]*(\d+(?:\.\d+)?)\s*(?:gb|gib|g)$", re.IGNORECASE)
 
@@ -152,9 +187,10 @@ def _with_memory_suffix(name: str) -> GpuSpec | None:
 def find_gpu(name: str) -> GpuSpec:
     """The GPU a user or nvidia-smi calls `name`; a `HardwareError` with a suggestion otherwise.
 
-    A memory suffix on a known name (`RTX2080Ti-22GB`) keeps that GPU and overrides its memory.
+    A memory suffix on a known name (`RTX2080Ti-22GB`) keeps that GPU and overrides its memory;
+    the words of a known name in another order (`H100-80GB-SXM`, `H100 SXM5 80GB`) are that name.
     """
-    spec = _index().get(_key(name)) or _with_memory_suffix(name)
+    spec = _index().get(_key(name)) or _by_words(name) or _with_memory_suffix(name)
     if spec is not None:
         return spec
     names = [s.name for s in gpu_table()] + [a for s in gpu_table() for a in s.aliases]
