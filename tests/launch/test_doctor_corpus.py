@@ -37,25 +37,17 @@ CANNOT = {
     # its `cause` says the worker's own exception is not in the chunk. doctor finds the status
     # and `engine-init-failed`, with no root cause (test below).
     "runpod-276-docker-ts-workerproc": "the excerpt holds only the wrapper, not the cause",
-    # A server that was up and whose engine then died while serving (the family the records
-    # call `other:engine-dead-at-serving`). Their labels say `failed`; doctor's contract says
-    # `ready` with the death noted (tests/launch/test_doctor.py,
-    # test_crash_after_ready_and_before_shutdown_is_reported), and so does the corpus's own
-    # dify-plugins-599, labelled `ready` for the same family. Each excerpt shows it was up:
-    # `Added request ...` (vllm-10024, vllm-13252), uvicorn's access lines (vllm-pr9818), errors
-    # logged by the request handler serving_chat.py (gaudi-2134), V1's EngineDeadError, which only
-    # an engine that was running raises, in Ray Serve's request handler (ray-53267, a replica
-    # that was up, its record says). doctor says `ready`, no root
-    # cause (none of them holds the engine's own error, as their records say) and
-    # `engine-dead-at-serving` (test below).
-    "gaudi-2134-mq-engine-dead-serving": "labelled failed; the contract says ready (served)",
-    "vllm-10024-v0-engine-loop-died": "labelled failed; the contract says ready (served)",
-    "vllm-13252-v072-request-oom-engine-dead": "labelled failed; the contract says ready (served)",
-    "vllm-pr9818-sidecar-prefix-engine-dead": "labelled failed; the contract says ready (served)",
-    "ray-53267-servereplica-enginedead": "labelled failed; the contract says ready (served)",
 }
-# The records above that are of the family a diagnosis now names.
-DEAD_WHILE_SERVING = sorted(r for r in CANNOT if "the contract says ready" in CANNOT[r])
+# A server that was up and whose engine then died while serving (the family the records call
+# `other:engine-dead-at-serving`): the server no longer serves, so `failed`. Each excerpt shows it
+# was up: `Added request ...` (vllm-10024, vllm-13252), uvicorn's access lines (vllm-pr9818),
+# errors logged by the request handler serving_chat.py (gaudi-2134), V1's EngineDeadError, which
+# only an engine that was running raises, in Ray Serve's request handler (ray-53267, a replica
+# that was up, its record says). None of them holds the engine's own error, as their records
+# say: no root cause, and `engine-dead-at-serving` (test below).
+DEAD_WHILE_SERVING = sorted(
+    r for r, record in FIT.items() if record["diagnosis"] == "other:engine-dead-at-serving"
+)
 _SPACES = re.compile(r"\s+")
 
 
@@ -122,9 +114,9 @@ def test_the_records_that_cannot_pass_still_say_what_the_excerpt_shows() -> None
 
 
 @pytest.mark.parametrize("record_id", DEAD_WHILE_SERVING)
-def test_an_engine_that_died_while_serving_is_ready_with_the_death_noted(record_id: str) -> None:
+def test_an_engine_that_died_while_serving_is_failed_with_the_death_noted(record_id: str) -> None:
     report = diagnose(excerpt(record_id))
-    assert (report.status, report.root_cause) == ("ready", None)
+    assert (report.status, report.root_cause) == ("failed", None)
     (found,) = report.diagnoses
     assert found.id == "engine-dead-at-serving"
     assert vllm_log.engine_died(vllm_log.parse_line(found.evidence))
@@ -240,13 +232,14 @@ def test_a_line_that_heads_a_traceback_is_not_its_root_cause(
     assert (report.status, report.root_cause) == ("failed", None)
 
 
-def test_the_end_of_v0s_request_loop_is_ready_with_its_error() -> None:
+def test_the_end_of_v0s_request_loop_is_failed_with_its_error() -> None:
     # dify-plugins-599: V0's AsyncLLMEngine starts its loop at the first request, so only a
-    # serving engine reports the loop's end (`_log_task_completion`); the OOM before it is noted.
+    # serving engine reports the loop's end (`_log_task_completion`); the loop is dead, the server
+    # serves no more, and the OOM before it is the engine's own error.
     oom, callback, *_ = lines_of("dify-plugins-599-xinference-v0-oom-serving", 0, 1, 2, 3)
     assert vllm_log.served(vllm_log.parse_line(callback))
     report = diagnose(excerpt("dify-plugins-599-xinference-v0-oom-serving"))
-    assert report.status == "ready"
+    assert report.status == "failed"
     assert report.root_cause is not None
     assert report.root_cause.startswith("torch.OutOfMemoryError: CUDA out of memory.")
     assert [d.id for d in report.diagnoses] == ["out-of-memory"]
@@ -344,9 +337,9 @@ def test_a_process_the_kernel_killed() -> None:
     assert "dmesg" in report.diagnoses[0].fix.text()
     # Without the kill, the same lines are a start still under way.
     assert diagnose("\n".join(lines_of("jetson-795-orin-nx-killed", 4, 5))).status == "starting"
-    # Killed while serving (vllm-12314's stats line first): ready, with the kill noted.
+    # Killed while serving (vllm-12314's stats line first): the server is gone, so failed.
     served = diagnose("\n".join([*lines_of("vllm-12314-v0-metrics", 0), "Killed"]))
-    assert (served.status, served.root_cause) == ("ready", "Killed")
+    assert (served.status, served.root_cause) == ("failed", "Killed")
     assert [d.id for d in served.diagnoses] == ["process-killed"]
 
 
