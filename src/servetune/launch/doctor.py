@@ -143,7 +143,8 @@ def _ready_at(lines: Sequence[LogLine]) -> int | None:
     final = next((i for i, line in enumerate(lines) if vllm_log.final_ready(line)), None)
     if final is not None:
         return final
-    if any(vllm_log.is_fatal(line) for line in lines[first:]):
+    # What a shutdown signal's handling prints (workers killed, tracebacks) is not a failure.
+    if any(vllm_log.is_fatal(line) for line in _until_shutdown(lines[first:])):
         return None
     return first
 
@@ -307,9 +308,15 @@ def _diagnosis(hit: Hit) -> Diagnosis:
     return Diagnosis(id=hit.id, title=title, why=why, fix=fix, evidence=hit.evidence)
 
 
+_ITERATION_TIMEOUT = "Engine iteration timed out"
+
+
 def _dead_engine(scope: Sequence[LogLine]) -> list[Hit]:
-    """A server that was up and whose engine then died, with nothing in the excerpt saying why:
-    its requests fail from then on (V0's API server ends itself)."""
+    """A server that was up and whose engine then died, with no diagnosis for why: its requests
+    fail from then on (V0's API server ends itself). V0's loop that timed out says so itself."""
+    timeout = next((line for line in scope if _ITERATION_TIMEOUT in line.text), None)
+    if timeout is not None:
+        return [Hit("engine-dead-at-serving", "timeout", {}, timeout.text.strip())]
     died = next((line for line in scope if vllm_log.engine_died(line)), None)
     return [] if died is None else [Hit("engine-dead-at-serving", None, {}, died.text.strip())]
 
@@ -396,11 +403,10 @@ def diagnose(text: str, *, vllm_output: bool = False) -> DoctorReport:
     hits += diagnoses.table_hits([*texts, *([root] if root else [])], log_facts.context(lines))
     if root is not None:
         hits.sort(key=lambda hit: root not in hit.evidence)  # stable: priority order otherwise
-    if root is None and not hits:
-        if verdict.served:
-            hits = _dead_engine(scope)
-        elif status == "failed":
-            hits = cut_traceback.hits(scope)
+    if verdict.served and not hits:
+        hits = _dead_engine(scope)
+    elif root is None and not hits and status == "failed":
+        hits = cut_traceback.hits(scope)
     if status == "failed" and not hits:
         evidence = root or _fatal_line(lines, wrappers=True) or ""
         hits = [Hit("engine-init-failed", None, {}, evidence)]
