@@ -115,8 +115,9 @@ _HANDLER = re.compile(r"^serving(?:_\w+)?\.py$")
 # that fails says "Engine process failed to start" or "Engine core initialization failed"): V0's
 # MQEngineDeadError ("Engine loop is not running", 0.6-0.10) and V1's EngineDeadError (the core
 # reported ENGINE_CORE_DEAD from its busy loop, 0.8+). And that loop's own timeout:
-# `run_engine_loop` logs "Engine iteration timed out. This should never happen!" when a step of the requests it runs
-# takes longer than VLLM_ENGINE_ITERATION_TIMEOUT_S, then marks the engine errored (0.4-0.10).
+# `run_engine_loop` logs "Engine iteration timed out. This should never happen!" when a step of
+# the requests it runs takes longer than VLLM_ENGINE_ITERATION_TIMEOUT_S, then marks the engine
+# errored (0.4-0.10).
 _SERVED = re.compile(
     r"Engine background task failed|Exception in callback _log_task_completion"
     r"|Engine iteration timed out\. This should never happen"
