@@ -57,8 +57,8 @@ EXTRA_IDS = {
 }
 
 
-# Diagnoses of a server that was up (status `ready`): tested on fit records of the real corpus
-# in test_doctor_corpus.py.
+# Diagnoses of a server that was up and then stopped serving (status `failed`): tested on fit
+# records of the real corpus in test_doctor_corpus.py.
 SERVING_IDS = {"engine-dead-at-serving"}
 
 
@@ -370,7 +370,7 @@ def test_engine_error_without_the_wrapper_yet_is_starting_with_a_diagnosis() -> 
     assert [d.id for d in report.diagnoses] == ["out-of-memory"]
 
 
-def test_crash_after_ready_and_before_shutdown_is_reported() -> None:
+def test_an_engine_that_dies_after_ready_is_failed_with_its_error() -> None:
     text = "\n".join(
         [
             f"{API}vLLM API server version 0.11.0",
@@ -387,7 +387,7 @@ def test_crash_after_ready_and_before_shutdown_is_reported() -> None:
         ]
     )
     report = diagnose(text)
-    assert report.status == "ready"
+    assert report.status == "failed"  # the server is up but serves nothing any more
     assert report.root_cause == TORCH_OOM
     assert [d.id for d in report.diagnoses] == ["out-of-memory"]
 

@@ -37,25 +37,17 @@ CANNOT = {
     # its `cause` says the worker's own exception is not in the chunk. doctor finds the status
     # and `engine-init-failed`, with no root cause (test below).
     "runpod-276-docker-ts-workerproc": "the excerpt holds only the wrapper, not the cause",
-    # A server that was up and whose engine then died while serving (the family the records
-    # call `other:engine-dead-at-serving`). Their labels say `failed`; doctor's contract says
-    # `ready` with the death noted (tests/launch/test_doctor.py,
-    # test_crash_after_ready_and_before_shutdown_is_reported), and so does the corpus's own
-    # dify-plugins-599, labelled `ready` for the same family. Each excerpt shows it was up:
-    # `Added request ...` (vllm-10024, vllm-13252), uvicorn's access lines (vllm-pr9818), errors
-    # logged by the request handler serving_chat.py (gaudi-2134), V1's EngineDeadError, which only
-    # an engine that was running raises, in Ray Serve's request handler (ray-53267, a replica
-    # that was up, its record says). doctor says `ready`, no root
-    # cause (none of them holds the engine's own error, as their records say) and
-    # `engine-dead-at-serving` (test below).
-    "gaudi-2134-mq-engine-dead-serving": "labelled failed; the contract says ready (served)",
-    "vllm-10024-v0-engine-loop-died": "labelled failed; the contract says ready (served)",
-    "vllm-13252-v072-request-oom-engine-dead": "labelled failed; the contract says ready (served)",
-    "vllm-pr9818-sidecar-prefix-engine-dead": "labelled failed; the contract says ready (served)",
-    "ray-53267-servereplica-enginedead": "labelled failed; the contract says ready (served)",
 }
-# The records above that are of the family a diagnosis now names.
-DEAD_WHILE_SERVING = sorted(r for r in CANNOT if "the contract says ready" in CANNOT[r])
+# A server that was up and whose engine then died while serving (the family the records call
+# `other:engine-dead-at-serving`): the server no longer serves, so `failed`. Each excerpt shows it
+# was up: `Added request ...` (vllm-10024, vllm-13252), uvicorn's access lines (vllm-pr9818),
+# errors logged by the request handler serving_chat.py (gaudi-2134), V1's EngineDeadError, which
+# only an engine that was running raises, in Ray Serve's request handler (ray-53267, a replica
+# that was up, its record says). None of them holds the engine's own error, as their records
+# say: no root cause, and `engine-dead-at-serving` (test below).
+DEAD_WHILE_SERVING = sorted(
+    r for r, record in FIT.items() if record["diagnosis"] == "other:engine-dead-at-serving"
+)
 _SPACES = re.compile(r"\s+")
 
 
@@ -122,9 +114,9 @@ def test_the_records_that_cannot_pass_still_say_what_the_excerpt_shows() -> None
 
 
 @pytest.mark.parametrize("record_id", DEAD_WHILE_SERVING)
-def test_an_engine_that_died_while_serving_is_ready_with_the_death_noted(record_id: str) -> None:
+def test_an_engine_that_died_while_serving_is_failed_with_the_death_noted(record_id: str) -> None:
     report = diagnose(excerpt(record_id))
-    assert (report.status, report.root_cause) == ("ready", None)
+    assert (report.status, report.root_cause) == ("failed", None)
     (found,) = report.diagnoses
     assert found.id == "engine-dead-at-serving"
     assert vllm_log.engine_died(vllm_log.parse_line(found.evidence))
@@ -240,13 +232,14 @@ def test_a_line_that_heads_a_traceback_is_not_its_root_cause(
     assert (report.status, report.root_cause) == ("failed", None)
 
 
-def test_the_end_of_v0s_request_loop_is_ready_with_its_error() -> None:
+def test_the_end_of_v0s_request_loop_is_failed_with_its_error() -> None:
     # dify-plugins-599: V0's AsyncLLMEngine starts its loop at the first request, so only a
-    # serving engine reports the loop's end (`_log_task_completion`); the OOM before it is noted.
+    # serving engine reports the loop's end (`_log_task_completion`); the loop is dead, the server
+    # serves no more, and the OOM before it is the engine's own error.
     oom, callback, *_ = lines_of("dify-plugins-599-xinference-v0-oom-serving", 0, 1, 2, 3)
     assert vllm_log.served(vllm_log.parse_line(callback))
     report = diagnose(excerpt("dify-plugins-599-xinference-v0-oom-serving"))
-    assert report.status == "ready"
+    assert report.status == "failed"
     assert report.root_cause is not None
     assert report.root_cause.startswith("torch.OutOfMemoryError: CUDA out of memory.")
     assert [d.id for d in report.diagnoses] == ["out-of-memory"]
@@ -344,9 +337,9 @@ def test_a_process_the_kernel_killed() -> None:
     assert "dmesg" in report.diagnoses[0].fix.text()
     # Without the kill, the same lines are a start still under way.
     assert diagnose("\n".join(lines_of("jetson-795-orin-nx-killed", 4, 5))).status == "starting"
-    # Killed while serving (vllm-12314's stats line first): ready, with the kill noted.
+    # Killed while serving (vllm-12314's stats line first): the server is gone, so failed.
     served = diagnose("\n".join([*lines_of("vllm-12314-v0-metrics", 0), "Killed"]))
-    assert (served.status, served.root_cause) == ("ready", "Killed")
+    assert (served.status, served.root_cause) == ("failed", "Killed")
     assert [d.id for d in served.diagnoses] == ["process-killed"]
 
 
@@ -551,3 +544,186 @@ def test_a_v0_worker_lines_that_head_a_traceback_are_not_its_cause() -> None:
     assert vllm_log.parse_line(glued).level == "CRITICAL"
     assert vllm_log.is_wrapper(vllm_log.parse_line(worker).text)
     assert diagnose("\n".join([added, glued, worker])).root_cause is None
+
+
+# --- families the held-out part showed, tested on fit lines and vLLM's own strings ---------------
+
+# vllm/platforms/__init__.py (0.7 on), logged when vLLM is only imported.
+PLATFORM_LINE = "INFO 02-09 21:22:50 __init__.py:190] Automatically detected platform cuda."
+
+
+def test_vllms_import_lines_in_another_frameworks_log_are_not_a_vllm_log() -> None:
+    # SGLang 0.4 imports vLLM's layers: its log carries vLLM's platform line, and nothing else of
+    # vLLM's (sglang-3460's own `[date TP2]` lines after it).
+    text = "\n".join([PLATFORM_LINE, *lines_of("sglang-3460-nccl-not-vllm", 0, 1, 2)])
+    assert not vllm_log.shows_vllm(PLATFORM_LINE)
+    with pytest.raises(NotAVllmLog):
+        diagnose(text)
+    # Beside a line of vLLM's server, the same line is part of a vLLM log.
+    (stats,) = lines_of("vllm-12314-v0-metrics", 0)
+    assert diagnose("\n".join([PLATFORM_LINE, stats])).status == "ready"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # A project's Ray actor around vLLM's own messages without its logger (weight_utils.py's
+        # progress bar, LLM.generate's), as OpenRLHF's LLMRayActor prints them.
+        "(LLMRayActor pid=20770) Loading safetensors checkpoint shards: 100% Completed | 4/4",
+        "(LLMRayActor pid=20770) Processed prompts: 100%|██████████| 8/8 [00:02<00:00,  3.1it/s]",
+        "llm-1  | INFO 06-28 06:11:45 model_runner.py:160] Loading model weights took 14.99 GB",
+    ],
+)
+def test_vllms_own_messages_behind_a_wrapping_projects_prefix_show_vllm(line: str) -> None:
+    assert vllm_log.shows_vllm(line), line
+
+
+def test_a_prefix_learned_from_vllms_lines_is_removed_from_its_raw_lines() -> None:
+    # vllm-pr9818's sidecar prefix (`[VllmSidecar <id>]: <time> 1 stdout: `) on a start that
+    # failed: vLLM's logger lines show the prefix, the traceback behind it is read as raw stderr.
+    (first,) = lines_of("vllm-pr9818-sidecar-prefix-engine-dead", 0)
+    prefix = first[: first.index("CRITICAL")]
+    error = (
+        "ValueError: No available memory for the cache blocks. Try increasing "
+        "`gpu_memory_utilization` when initializing the engine."
+    )
+    body = [
+        "INFO 11-12 19:15:00 llm_engine.py:275] # GPU blocks: 0, # CPU blocks: 2048",
+        "ERROR 11-12 19:15:01 engine.py:366] No available memory for the cache blocks.",
+        "Traceback (most recent call last):",
+        '  File "/usr/local/lib/python3.12/dist-packages/vllm/worker/worker.py", line 1, in x',
+        error,
+    ]
+    stderr = prefix.replace("1 stdout", "2 stderr")
+    text = "\n".join(
+        (prefix if line.startswith(("INFO", "ERROR")) else stderr) + line for line in body
+    )
+    report = diagnose(text)
+    assert (report.status, report.root_cause) == ("failed", error)
+    assert report.diagnoses[0].id == "kv-cache-too-small"
+
+
+def test_uvicorns_shutdown_after_sigint_is_ready() -> None:
+    # uvicorn's `Server._serve` logs its shutdown only after a startup that completed; vLLM's
+    # serve_http logs "Shutting down FastAPI HTTP server." when a signal cancels it. The terminal
+    # echoes Ctrl-C as `^C`, glued to the next line.
+    text = "\n".join(
+        [
+            "^CINFO 04-01 10:00:00 launcher.py:57] Shutting down FastAPI HTTP server.",
+            "INFO:     Shutting down",
+            "INFO:     Waiting for application shutdown.",
+            "INFO:     Application shutdown complete.",
+        ]
+    )
+    report = diagnose(text)
+    assert (report.status, report.root_cause, report.diagnoses) == ("ready", None, ())
+
+
+def test_an_out_of_memory_is_fatal_whatever_other_workers_log_after_it() -> None:
+    # ascend-19's NPU OOM, then another worker's progress (Ray and multiproc interleave them).
+    oom = lines_of("ascend-19-v0-npu-oom", 0)[0]
+    later = (
+        "(VllmWorkerProcess pid=20494) INFO 03-05 07:15:40 model_runner.py:1099] Starting to "
+        "load model /models/Qwen2.5-72B-Instruct..."
+    )
+    assert vllm_log.is_progress(vllm_log.parse_line(later))
+    report = diagnose("\n".join([oom, later]))
+    assert report.status == "failed"
+    assert report.root_cause is not None and "NPU out of memory" in report.root_cause
+    assert [d.id for d in report.diagnoses] == ["out-of-memory"]
+
+
+def test_torch_npus_error_code_line_is_not_the_root_cause() -> None:
+    # torch_npu follows the exception with its error code (`[ERROR] <time> (PID:n, Device:n,
+    # RankID:n) ERR99999 UNKNOWN application exception`): the exception is the cause.
+    oom = lines_of("ascend-19-v0-npu-oom", 0)[0]
+    code = oom[: oom.index("RuntimeError")] + (
+        "[ERROR] 2025-03-05-07:15:39 (PID:20493, Device:6, RankID:-1) ERR99999 UNKNOWN "
+        "application exception"
+    )
+    assert vllm_log.is_wrapper(vllm_log.parse_line(code).text)
+    report = diagnose("\n".join([oom, code]))
+    assert report.root_cause is not None
+    assert report.root_cause.startswith("RuntimeError: NPU out of memory.")
+    alone = diagnose(code)  # the code line alone says no more than "see above"
+    assert alone.root_cause is None
+
+
+def test_nccls_unhandled_cuda_error_that_was_out_of_memory() -> None:
+    # torch's DistBackendError carries NCCL's last error: `Cuda failure 2 'out of memory'`.
+    worker = "(VllmWorkerProcess pid=3) ERROR 10-02 08:00:00 multiproc_worker_utils.py:233] "
+    lines = [
+        "Exception in worker VllmWorkerProcess while processing method init_device.",
+        "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+        "NCCLUtils.hpp:275, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL "
+        "version 2.20.5",
+        "ncclUnhandledCudaError: Call to CUDA function failed.",
+        "Last error:",
+        "Cuda failure 2 'out of memory'",
+    ]
+    report = diagnose("\n".join(worker + line for line in lines))
+    assert report.status == "failed"
+    assert [d.id for d in report.diagnoses] == ["out-of-memory"]
+
+
+def test_v0s_engine_iteration_timeout_after_a_request_is_the_engine_dead() -> None:
+    # async_llm_engine.py run_engine_loop (0.4-0.10): the loop runs only for requests; on the
+    # timeout it marks the engine errored, and every request since fails.
+    (stats,) = lines_of("vllm-12314-v0-metrics", 0)
+    text = "\n".join(
+        [
+            stats,
+            "ERROR 05-10 10:01:00 async_llm_engine.py:656] Engine iteration timed out. This "
+            "should never happen!",
+            "asyncio.exceptions.TimeoutError",
+        ]
+    )
+    report = diagnose(text)
+    assert report.status == "failed"
+    (found,) = report.diagnoses
+    assert found.id == "engine-dead-at-serving"
+    assert "VLLM_ENGINE_ITERATION_TIMEOUT_S" in found.why.text()
+    assert "VLLM_ENGINE_ITERATION_TIMEOUT_S" in found.why.text("zh-TW")
+    # The timeout alone says the engine served: only a request starts V0's loop.
+    assert vllm_log.served(vllm_log.parse_line(text.splitlines()[1]))
+
+
+def test_free_memory_on_device_when_weights_are_held_outside() -> None:
+    # vllm/v1/worker/utils.py (0.32): the budget after external weights, in its own words.
+    line = (
+        "(EngineCore_DP0 pid=6940) ValueError: Free memory on device cuda:0 (10.5/79.19 GiB) on "
+        "startup is less than the engine's budget after excluding external process's weights "
+        "(0.9, 51.27 GiB). Decrease GPU memory utilization or reduce GPU memory used by other "
+        "processes."
+    )
+    report = diagnose(line)
+    assert report.status == "failed"
+    assert report.diagnoses[0].id == "gpu-memory-busy"
+
+
+def test_a_log_indented_as_a_whole_and_a_ci_tput_reset() -> None:
+    # A paste inside a Markdown list indents every line; `tput sgr0` writes `ESC ( B`.
+    raws = [line for line in excerpt("pytorch-175666-ci-free-memory").splitlines() if line]
+    free = next(line for line in raws if "ValueError: Free memory" in line)
+    report = diagnose("\n".join("    " + raw + "^[(B^[[m" for raw in [raws[0], free]))
+    assert report.status == "failed"
+    assert report.diagnoses[0].id == "gpu-memory-busy"
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "2024-04-27 10:13:05 | ERROR | vllm_worker.w1 | ",  # fastchat, a dotted logger name
+        "2024-04-27 10:13:05.123 | ERROR    | app.main:run:12 - ",  # loguru's default format
+    ],
+)
+def test_a_wrapping_projects_logger_before_vllms_error(prefix: str) -> None:
+    gpu_blocks = lines_of("qanything-302-fastchat-gpu-blocks-0", 1)[0]
+    error = (
+        "ValueError: The model's max seq len (8192) is larger than the maximum number of tokens "
+        "that can be stored in KV cache (5744). Try increasing `gpu_memory_utilization` or "
+        "decreasing `max_model_len` when initializing the engine."
+    )
+    report = diagnose("\n".join([gpu_blocks, prefix + error]))
+    assert (report.status, report.root_cause) == ("failed", error)
+    assert report.diagnoses[0].id == "kv-cache-too-small"

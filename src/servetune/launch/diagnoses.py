@@ -326,6 +326,10 @@ _PATTERNS: tuple[_Pattern, ...] = (
         "gpu-memory-busy",
         r"Free memory on device.*?\((?P<free>[\d.]+)/(?P<total>[\d.]+) GiB\) on startup is less "
         r"than desired GPU memory utilization \((?P<util>[\d.]+), (?P<requested>[\d.]*\d) GiB\)",
+        # 0.32+, when weights are held outside the process: the budget left after them
+        r"Free memory on device.*?\((?P<free>[\d.]+)/(?P<total>[\d.]+) GiB\) on startup is less "
+        r"than the engine's budget after excluding external process's weights "
+        r"\((?P<util>[\d.]+), (?P<requested>[\d.]*\d) GiB\)",
         derive=_busy,
     ),
     _p("gpu-memory-busy", r"Error in memory profiling\. Initial free memory", variant="profiling"),
@@ -406,6 +410,9 @@ _COVERS: Mapping[str, tuple[str, ...]] = {
     "model-access-denied": ("model-not-found",),
     "trust-remote-code-required": ("model-not-found", "architecture-unsupported"),
     "weights-dont-fit": ("out-of-memory", "kv-cache-too-small"),
+    # NCCL allocates GPU memory for its buffers, and a peer that ran out aborts the collective:
+    # an `unhandled cuda error` beside an out-of-memory is that memory.
+    "out-of-memory": ("nccl-error",),
 }
 
 # Lines below ERROR, or raw, that already tell the cause; read like the loud ones: a negative KV

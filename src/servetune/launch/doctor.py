@@ -14,10 +14,12 @@ How a failure is read:
   access line, a request added or received, an error of its request handlers) or its engine
   served (the end of V0's request loop, which only a request starts; an engine-dead error,
   which only an engine that ran raises), and a request's traceback or the errors of a shutdown
-  afterwards do not change that (an engine that died serving is noted as the root cause, or as
-  `engine-dead-at-serving` when the excerpt does not hold its error); but a port that fails to
+  afterwards do not change that. An engine that died after that (`EngineDeadError`, "Engine
+  loop has died", `MQLLMEngine is already dead`, the process killed) leaves a server that no
+  longer serves: `failed`, with the engine's own error as the root cause where the excerpt
+  holds it, else `engine-dead-at-serving` on the line that says it died. A port that fails to
   bind after the announcement (uvicorn binds after its startup in vLLM 0.6.0-0.6.3) is
-  `failed`. `failed` on a fatal line (argparse, engine or worker
+  `failed` too. Before ready, `failed` on a fatal line (argparse, engine or worker
   failure, the process killed: `Killed`, exit code 137) or an exception that no startup progress
   follows, even when the closing lines are missing; `starting` when nothing decisive is there.
   Only the last start of a log appended over restarts counts, unless it has not got past the
@@ -141,7 +143,8 @@ def _ready_at(lines: Sequence[LogLine]) -> int | None:
     final = next((i for i, line in enumerate(lines) if vllm_log.final_ready(line)), None)
     if final is not None:
         return final
-    if any(vllm_log.is_fatal(line) for line in lines[first:]):
+    # What a shutdown signal's handling prints (workers killed, tracebacks) is not a failure.
+    if any(vllm_log.is_fatal(line) for line in _until_shutdown(lines[first:])):
         return None
     return first
 
@@ -305,47 +308,65 @@ def _diagnosis(hit: Hit) -> Diagnosis:
     return Diagnosis(id=hit.id, title=title, why=why, fix=fix, evidence=hit.evidence)
 
 
-def _dead_engine(status: Status, scope: Sequence[LogLine]) -> list[Hit]:
-    """A server that was up and whose engine then died, with nothing in the excerpt saying why:
-    its requests fail from then on (V0's API server ends itself)."""
+_ITERATION_TIMEOUT = "Engine iteration timed out"
+
+
+def _dead_engine(scope: Sequence[LogLine]) -> list[Hit]:
+    """A server that was up and whose engine then died, with no diagnosis for why: its requests
+    fail from then on (V0's API server ends itself). V0's loop that timed out says so itself."""
+    timeout = next((line for line in scope if _ITERATION_TIMEOUT in line.text), None)
+    if timeout is not None:
+        return [Hit("engine-dead-at-serving", "timeout", {}, timeout.text.strip())]
     died = next((line for line in scope if vllm_log.engine_died(line)), None)
-    if status != "ready" or died is None:
-        return []
-    return [Hit("engine-dead-at-serving", None, {}, died.text.strip())]
+    return [] if died is None else [Hit("engine-dead-at-serving", None, {}, died.text.strip())]
 
 
 # --- the verdict --------------------------------------------------------------------------------
 
 
-def _verdict(lines: Sequence[LogLine]) -> tuple[Status, list[LogLine], str | None]:
-    """Status, the lines that explain it, and the root cause."""
+@dataclass(frozen=True)
+class _Verdict:
+    """Status, the lines that explain it, the root cause, and whether the server was up before
+    it failed (its engine died serving)."""
+
+    status: Status
+    scope: list[LogLine]
+    root: str | None
+    served: bool = False
+
+
+def _verdict(lines: Sequence[LogLine]) -> _Verdict:
     ready_at = _ready_at(lines)
     if ready_at is not None:
         # Errors after a shutdown signal are the shutdown's, not the server's.
         scope = _until_shutdown(lines[_served_from(lines, ready_at) :])
         if not any(vllm_log.engine_died(line) for line in scope):
-            return "ready", scope, None
-        return "ready", scope, _root_cause(scope) or _fatal_line(scope, wrappers=False)
+            return _Verdict("ready", scope, None)
+        # The engine died after the server was up: it no longer serves anything.
+        root = _root_cause(scope) or _fatal_line(scope, wrappers=False)
+        return _Verdict("failed", scope, root, served=True)
     if _failed(lines):
-        return "failed", list(lines), _root_cause(lines) or _fatal_line(lines, wrappers=False)
-    return "starting", list(lines), None
+        return _Verdict(
+            "failed", list(lines), _root_cause(lines) or _fatal_line(lines, wrappers=False)
+        )
+    return _Verdict("starting", list(lines), None)
 
 
-def _judged_run(
-    runs: Sequence[Sequence[LogLine]],
-) -> tuple[Status, list[LogLine], str | None, list[LogLine]]:
+def _judged_run(runs: Sequence[Sequence[LogLine]]) -> tuple[_Verdict, list[LogLine]]:
     """The verdict on the last run, and the run it rests on. A restart that has not yet got past
     the point where the run before it failed is a crash loop (a container restarting vLLM on the
     same refused flag or busy port): the earlier failure is the verdict."""
     last = list(runs[-1])
-    status, scope, root = _verdict(last)
-    if status != "starting" or len(runs) < 2:
-        return status, scope, root, last
+    verdict = _verdict(last)
+    if verdict.status != "starting" or len(runs) < 2:
+        return verdict, last
     previous = list(runs[-2])
     before = _verdict(previous)
-    if before[0] == "failed" and vllm_log.furthest_phase(last) <= vllm_log.furthest_phase(previous):
-        return (*before, previous + last)
-    return status, scope, root, last
+    if before.status == "failed" and vllm_log.furthest_phase(last) <= vllm_log.furthest_phase(
+        previous
+    ):
+        return before, previous + last
+    return verdict, last
 
 
 def _require_vllm(text: str, lines: Sequence[LogLine]) -> None:
@@ -374,15 +395,18 @@ def diagnose(text: str, *, vllm_output: bool = False) -> DoctorReport:
     every = vllm_log.read_lines(text)
     if not vllm_output:
         _require_vllm(text, every)
-    status, scope, root, lines = _judged_run(vllm_log.runs(every))
+    verdict, lines = _judged_run(vllm_log.runs(every))
+    status, scope, root = verdict.status, verdict.scope, verdict.root
     reported = vllm_log.reported(lines)
     texts = diagnoses.telling(scope)
     hits = flag_errors.argparse_hits(texts, reported.vllm_version)
     hits += diagnoses.table_hits([*texts, *([root] if root else [])], log_facts.context(lines))
     if root is not None:
         hits.sort(key=lambda hit: root not in hit.evidence)  # stable: priority order otherwise
-    if root is None and not hits:
-        hits = cut_traceback.hits(scope) if status == "failed" else _dead_engine(status, scope)
+    if verdict.served and not hits:
+        hits = _dead_engine(scope)
+    elif root is None and not hits and status == "failed":
+        hits = cut_traceback.hits(scope)
     if status == "failed" and not hits:
         evidence = root or _fatal_line(lines, wrappers=True) or ""
         hits = [Hit("engine-init-failed", None, {}, evidence)]

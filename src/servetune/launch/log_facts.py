@@ -46,10 +46,13 @@ _PHASE_BY_LABEL = {
 }
 # An accelerator's allocator ran out: torch's for CUDA and ROCm (HIP), torch_npu's for Ascend
 # (`NPU out of memory. Tried to allocate ...`), torch's XPU allocator for Intel GPUs, and vLLM's
-# own sleep-mode allocator (`CUDA Error: out of memory at .../csrc/cumem_allocator.cpp:62`).
+# own sleep-mode allocator (`CUDA Error: out of memory at .../csrc/cumem_allocator.cpp:62`), and
+# NCCL's last error behind torch's `DistBackendError: NCCL error in: ..., unhandled cuda error`
+# (`ncclUnhandledCudaError: Call to CUDA function failed.` / `Last error:` / `Cuda failure 2
+# 'out of memory'`): the CUDA call NCCL made ran out of memory.
 OOM = re.compile(
     r"(?:CUDA|HIP|NPU|XPU) out of memory|OutOfMemoryError|CUDA (?:driver )?error: out of memory"
-    r"|CUDA Error: out of memory at \S*cumem_allocator\.cpp"
+    r"|CUDA Error: out of memory at \S*cumem_allocator\.cpp|Cuda failure (?:\d+ )?'out of memory'"
 )
 
 

@@ -432,6 +432,16 @@ TEXTS: dict[str, str] = {
     "in the full log (often out of GPU memory under a burst of long requests: lower "
     "--max-num-seqs, --max-num-batched-tokens or --gpu-memory-utilization), then restart the "
     "server; run it under a supervisor that restarts it when it exits.",
+    "engine-dead-at-serving:timeout.title": "The engine stopped while serving: one step of its "
+    "requests timed out",
+    "engine-dead-at-serving:timeout.why": "The API server was up and its engine was running "
+    "requests; vLLM's V0 engine loop gives each step VLLM_ENGINE_ITERATION_TIMEOUT_S (60 s by "
+    "default), and when one takes longer it marks the engine errored: every request since "
+    "fails. A step that long is usually a hung collective between GPUs (NCCL) or a stalled GPU.",
+    "engine-dead-at-serving:timeout.fix": "Look above the timeout for an NCCL or GPU error and "
+    "fix that; if the steps are only slow (very long prompts, CPU offload), raise "
+    "VLLM_ENGINE_ITERATION_TIMEOUT_S. Then restart the server, under a supervisor that restarts "
+    "it when it exits.",
     # --- the labels of the text report ---
     "report.status": "status: ",
     "report.root_cause": "root cause: ",

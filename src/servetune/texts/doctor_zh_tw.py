@@ -386,6 +386,13 @@ TEXTS: dict[str, str] = {
     "engine-dead-at-serving.fix": "在完整的 log 裡，往第一行 'dead' 訊息上方找引擎的第一個錯誤"
     "（常見的是一波長請求讓 GPU 記憶體不足：調低 --max-num-seqs、--max-num-batched-tokens "
     "或 --gpu-memory-utilization），然後重啟伺服器；用會在它結束時重啟它的 supervisor 來跑。",
+    "engine-dead-at-serving:timeout.title": "引擎在服務時停了：它的請求有一步逾時",
+    "engine-dead-at-serving:timeout.why": "API 伺服器已經啟動，引擎正在跑請求；vLLM V0 的引擎"
+    "迴圈給每一步 VLLM_ENGINE_ITERATION_TIMEOUT_S（預設 60 秒），超過就把引擎標為出錯：之後"
+    "每個請求都失敗。一步跑這麼久，通常是 GPU 之間的集體通訊（NCCL）卡住，或 GPU 停住了。",
+    "engine-dead-at-serving:timeout.fix": "在逾時訊息上方找 NCCL 或 GPU 的錯誤並先解決它；如果"
+    "只是每一步很慢（非常長的 prompt、CPU offload），調高 VLLM_ENGINE_ITERATION_TIMEOUT_S。"
+    "然後重啟伺服器，用會在它結束時重啟它的 supervisor 來跑。",
     # --- 文字報告的標籤 ---
     "report.status": "狀態：",
     "report.root_cause": "根本原因：",

@@ -6,7 +6,8 @@ judge with the predicates here, so they cannot disagree about what a line means.
 - **Lines.** `log_lines` reads the text into `LogLine`s, every prefix other tools put before
   vLLM's own text removed (re-exported here: `read_lines`, `parse_line`).
 - **Whose log.** `shows_vllm`: whether any line is one vLLM prints (its logger prefix, process
-  tags, files, program or name); a text with none is another program's.
+  tags, files, program or name, its server's and engine's own messages); a text with none is
+  another program's, and so is one whose only vLLM lines are those an import prints.
 - **Markers.** *ready*: the API server announced itself (the address line, the route list,
   uvicorn's lines, the periodic stats), took a request (`answered`) or its engine served
   (`served`); only a port that fails to bind undoes that (`port_lost`).
@@ -75,14 +76,22 @@ __all__ = [
 # are:`, then one `Route: /v1/models, Methods: GET` a route), uvicorn's `Started server process`,
 # `Application startup complete` and, when uvicorn bound the port itself (vLLM before 0.6.4),
 # `Uvicorn running on ...`. Then the periodic stats (`Avg prompt throughput: ...`, V0 metrics.py
-# and V1 loggers.py alike), logged only by a server that is up.
+# and V1 loggers.py alike), logged only by a server that is up. And the end of a server that was
+# up: uvicorn's `Server._serve` returns right after a startup that failed, so its shutdown lines
+# (`Shutting down`, `Waiting for application shutdown.`, `Application shutdown complete.`,
+# `Finished server process [N]`) follow only a completed startup; vLLM's `serve_http` logs
+# "Shutting down FastAPI HTTP server." when a signal cancels the server it started (0.5-0.10).
+_SERVER_END = (
+    r"^(?:Shutting down|Waiting for application shutdown\.|Application shutdown complete\."
+    r"|Finished server process \[\d+\]|Shutting down FastAPI HTTP server\.)$"
+)
 _READY = re.compile(
     r"Application startup complete|Starting vLLM (?:API )?server(?: \d+)? on https?://"
     r"|Available routes are:|Route: /\S*, Methods: |Started server process \[\d+\]"
-    r"|Uvicorn running on (?:https?://|socket |unix socket )|Avg prompt throughput: "
+    r"|Uvicorn running on (?:https?://|socket |unix socket )|Avg prompt throughput: |" + _SERVER_END
 )
-# uvicorn finished its startup, or the server reports what it serves.
-_FINAL_READY = re.compile(r"Application startup complete|Avg prompt throughput: ")
+# uvicorn finished its startup, or the server reports what it serves, or its end.
+_FINAL_READY = re.compile(r"Application startup complete|Avg prompt throughput: |" + _SERVER_END)
 # The API server took a request, which it does only once it is up: uvicorn's access line
 # (`"POST /v1/chat/completions HTTP/1.1" 500`), the engine adding one (`Added request <id>.`, V0
 # AsyncLLMEngine and MQLLMEngine 0.4-0.10, V1 AsyncLLM 0.8+) or the request logger receiving
@@ -105,9 +114,13 @@ _HANDLER = re.compile(r"^serving(?:_\w+)?\.py$")
 # engine-dead errors of the engine clients, which only an engine that was running raises (a start
 # that fails says "Engine process failed to start" or "Engine core initialization failed"): V0's
 # MQEngineDeadError ("Engine loop is not running", 0.6-0.10) and V1's EngineDeadError (the core
-# reported ENGINE_CORE_DEAD from its busy loop, 0.8+).
+# reported ENGINE_CORE_DEAD from its busy loop, 0.8+). And that loop's own timeout:
+# `run_engine_loop` logs "Engine iteration timed out. This should never happen!" when a step of
+# the requests it runs takes longer than VLLM_ENGINE_ITERATION_TIMEOUT_S, then marks the engine
+# errored (0.4-0.10).
 _SERVED = re.compile(
     r"Engine background task failed|Exception in callback _log_task_completion"
+    r"|Engine iteration timed out\. This should never happen"
     r"|AsyncEngineDeadError: (?:Task finished unexpectedly|Background loop (?:has errored|is not))"
     r"|(?:has failed|is already dead), terminating server process"
     r"|^(?:[\w.]+\.)?(?:MQ)?EngineDeadError: "
@@ -133,6 +146,10 @@ _FATAL = re.compile(
     r"|Worker proc \S+ died unexpectedly|Exception in worker \S+ while processing method"
     r"|This might cause deadlock in distributed execution"
 )
+# An accelerator's allocator ran out (torch's for CUDA and ROCm, torch_npu's for Ascend, the XPU
+# one): vLLM recovers from no such exception before it is up, so it is fatal even when other
+# workers log progress after it (Ray interleaves every worker's lines).
+_OOM_EXCEPTION = re.compile(r"(?:CUDA|HIP|NPU|XPU) out of memory|OutOfMemoryError")
 # Fatal at any level: vLLM 0.5-0.8 log a dead worker's clean-up at INFO.
 _FATAL_ANY_LEVEL = re.compile(r"Killing local vLLM worker processes|\bWorker \S+ pid \d+ died")
 # The process got SIGKILL (the OOM killer, a container's memory limit): a shell reports the
@@ -151,6 +168,9 @@ _WRAPPERS = re.compile(
     r"|^ray\.exceptions\.\w+\(|^Process \w+-?\d*:$"
     r"|EngineCore hit an exception|WorkerProc hit an exception|^Error executing method \S+\. "
     r"|^Invocation of \S+ method failed"
+    # torch_npu's error code after the exception it reports (`[ERROR] 2025-03-05-07:15:39
+    # (PID:1, Device:0, RankID:-1) ERR99999 UNKNOWN application exception`)
+    r"|\(PID:\d+, Device:-?\d+, RankID:-?\d+\) ERR\d{5}\b"
     r"|terminating server process|Engine loop (?:has died|is not running)"
     r"|^Exception in worker \S+ while processing method \w+\.$"
 )
@@ -223,6 +243,8 @@ def is_fatal(line: LogLine) -> bool:
         return True
     if line.level in QUIET:
         return False
+    if is_exception(line) and _OOM_EXCEPTION.search(line.text) is not None:
+        return True
     return _ARGPARSE.match(line.text) is not None or _FATAL.search(line.text) is not None
 
 
@@ -343,13 +365,47 @@ _VLLM_MARK = re.compile(
 )
 
 
-def shows_vllm(text: str) -> bool:
-    """Whether any line of the text is one that vLLM prints (see `_VLLM_MARK`); a text with none
-    is not a vLLM log at all. Messages vLLM shares with the libraries it runs (torch, transformers,
-    huggingface_hub, NCCL, argparse, uvicorn) are not enough."""
-    return any(
-        _VLLM_MARK.search(raw) or _ARGPARSE.match(parse_line(raw).text) for raw in raw_lines(text)
+# What vLLM logs when it is only imported, which any program that imports it prints too (SGLang
+# 0.4 imports vLLM's layers, and its log carries vLLM's platform line): the platform detection
+# of vllm/platforms/__init__.py (0.7 on), the plugin discovery of vllm/plugins/__init__.py, and
+# the import warnings of _custom_ops.py and triton_utils. A text whose only vLLM lines are these
+# is another program's log.
+_IMPORT_ONLY = re.compile(
+    r"Automatically detected platform \w+\.$|No platform detected, vLLM is running on "
+    r"|^Platform plugin \S+ is activated$|^Available plugins for group \S+:$"
+    r"|^name=\S+, value=\S+$|^all available plugins for group \S+ will be loaded\.$"
+    r"|^set environment variable VLLM_PLUGINS to control which plugins to load\.$"
+    r"|^plugin \S+ loaded\.$|^Failed to import from vllm\._C\w*(?: with |: )"
+    r"|^Triton not installed or not compatible|^Triton is not installed\. "
+)
+# Messages only vLLM's server and engine print, behind whatever prefix a project that wraps
+# vLLM puts on its lines (its Ray actor's tag, its own logger): the engine's start
+# (llm_engine.py 0.4-0.10, V1's core), the memory it found, the progress bars of its loader and
+# of `LLM.generate`, the API server's route list.
+_VLLM_SAYS = re.compile(
+    r"^Initializing an? (?:V1 )?LLM engine|# (?:GPU|CUDA|CPU|NPU|XPU) blocks: \d+"
+    r"|^(?:Loading model weights|Model loading) took [\d.]+ ?Gi?B"
+    r"|^(?:GPU|CPU|XPU|NPU) KV cache size: [\d,]+ tokens|^Maximum concurrency for [\d,]+ tokens"
+    r"|^Loading safetensors checkpoint shards: |^Processed prompts: |^Capturing CUDA graph shapes: "
+    r"|^Available routes are:$|^Route: /\S*, Methods: |^init engine \(profile, create kv cache"
+)
+
+
+def _vllm_line(raw: str) -> bool:
+    line = parse_line(raw)
+    if _IMPORT_ONLY.search(line.text):
+        return False
+    return bool(
+        _VLLM_MARK.search(raw) or _ARGPARSE.match(line.text) or _VLLM_SAYS.search(line.text)
     )
+
+
+def shows_vllm(text: str) -> bool:
+    """Whether any line of the text is one that vLLM prints (see `_VLLM_MARK`, `_VLLM_SAYS`); a
+    text with none is not a vLLM log at all. Messages vLLM shares with the libraries it runs
+    (torch, transformers, huggingface_hub, NCCL, argparse, uvicorn) are not enough, and neither
+    are the lines vLLM prints when another program only imports it (`_IMPORT_ONLY`)."""
+    return any(_vllm_line(raw) for raw in raw_lines(text))
 
 
 # --- the start, followed line by line --------------------------------------------------------

@@ -12,7 +12,10 @@ codes go, also spelled out as text the way pastes and collectors write them: car
 (`^[[1;36m`, `^M`) and syslog's octal escapes (`#033[1;36m`, `#015`). Libraries beside vLLM write
 their own level prefix: oneCCL (`2025:03:13-10:36:27:(  636) |CCL_ERROR| `, Intel GPUs). A prefix
 no rule knows (a user's own sidecar logger) goes when vLLM's full logger prefix or uvicorn's
-padded level follows it on the line.
+padded level follows it on the line, and, once two such lines show it, from every line that
+starts with the same prefix (its digits and its stream aside): a traceback behind it. An
+indentation every line shares (a paste inside a Markdown list) goes, and so does the terminal's
+`^C` echo glued to the front of a line.
 """
 
 from __future__ import annotations
@@ -25,8 +28,13 @@ from dataclasses import dataclass, replace
 # Colour codes, and the HTML a rich terminal viewer turns them into when copied. Pastes and
 # collectors spell ESC and CR out as text: caret notation (`^[[1;36m` ... `^M`, what `cat -v` and
 # many terminals copy) and syslog's octal escapes (`#033[1;36m` ... `#015`, rsyslog's
-# control-character escaping, kept by CloudWatch exports).
-_ANSI = re.compile(r"(?:\x1b|\^\[|#033)\[[0-9;]*[A-Za-z]|</?(?:font|b|span)\b[^>]*>|(?:\^M|#015)+$")
+# control-character escaping, kept by CloudWatch exports). And the terminal's echo of Ctrl-C
+# (`^C`), glued to the front of the next line vLLM prints.
+# `ESC ( B` selects the character set back (tput sgr0 prints it before `ESC [ m`).
+_ANSI = re.compile(
+    r"(?:\x1b|\^\[|#033)(?:\[[0-9;]*[A-Za-z]|\([AB0-2])|</?(?:font|b|span)\b[^>]*>"
+    r"|(?:\^M|#015)+$|^(?:\^C)+"
+)
 LEVELS = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL"
 # Prefixes added outside vLLM, in any order and nesting; removed until none is left.
 _OUTER = re.compile(
@@ -35,7 +43,8 @@ _OUTER = re.compile(
     r"|\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) [FP]\s"  # a node's CRI log file (/var/log/pods)
     r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\s|$)"  # docker -t
     r"|\[\d{4}-\d\d-\d\dT[^\]]*\]\s"  # CI runners: [2025-03-10T15:07:20Z]
-    r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? \| [A-Z]+ \| \w+ \| "  # fastchat workers
+    # fastchat workers (`| ERROR | stderr | `, any logger name), loguru (`| ERROR    | m:f:1 - `)
+    r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? \| [A-Z]+\s*\| [\w.:-]+ (?:\| |- )"
     r"|\s*[A-Za-z][\w.-]*\s+\|\s"  # docker compose: `vllm-1  | `
     r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? \[[A-Z][a-z]+\] (?:\(\w+\) )?"  # wrappers' own
     r"|\s*\|\s"  # kubectl / k9s panes: `  | `
@@ -226,15 +235,67 @@ def raw_lines(text: str) -> Iterator[str]:
             yield plain if pane is None else pane["body"]
 
 
+# A prefix no rule knows, seen before vLLM's own logger prefix, is the same on the lines where
+# vLLM's text has no prefix of its own (a traceback, an exception line): a wrapper, a sidecar or
+# a platform puts it on every line it forwards. Its shape: the digits in it vary (timestamps,
+# pids), and so does the stream it names (`1 stdout: `, `2 stderr: `).
+_VARYING = re.compile(r"(\d+|stdout|stderr)")
+
+
+def _shape(prefix: str) -> str:
+    parts = _VARYING.split(prefix)
+    return "".join(
+        re.escape(part) if i % 2 == 0 else (r"\d+" if part[0].isdigit() else "std(?:out|err)")
+        for i, part in enumerate(parts)
+    )
+
+
+def _learned_prefixes(raws: Sequence[str]) -> re.Pattern[str] | None:
+    """The unknown prefixes seen on at least two lines before vLLM's own logger prefix."""
+    shapes: dict[str, int] = {}
+    for raw in raws:
+        own = _OWN_START.search(raw)
+        if own is None or own.start() == 0:
+            continue
+        prefix = raw[: own.start()]
+        if _OUTER.fullmatch(prefix) is None:
+            shape = _shape(prefix)
+            shapes[shape] = shapes.get(shape, 0) + 1
+    seen = sorted((shape for shape, count in shapes.items() if count >= 2), key=len, reverse=True)
+    return re.compile("|".join(seen)) if seen else None
+
+
+def _parse_with(raw: str, learned: re.Pattern[str] | None) -> LogLine:
+    """`parse_line`, a learned prefix removed first where vLLM's own prefix does not follow."""
+    match = None
+    if learned is not None and _OWN_START.search(raw) is None:
+        match = learned.match(raw)
+    if match is None:
+        return parse_line(raw)
+    return replace(parse_line(raw[match.end() :]), prefixed=True)
+
+
+def _dedented(raws: list[str]) -> list[str]:
+    """Without the indentation every line shares: a paste inside a Markdown list or quote block
+    indents the whole log, and vLLM's own lines start at the margin (a traceback's frames keep
+    theirs, relative to it)."""
+    indents = [len(raw) - len(raw.lstrip()) for raw in raws if raw.strip()]
+    common = min(indents, default=0)
+    if common == 0 or len(indents) < 2:
+        return raws
+    return [raw[common:] for raw in raws]
+
+
 def read_lines(text: str) -> list[LogLine]:
-    """The text as LogLines: prefixes removed, lines a terminal wrapped joined again,
-    pydantic's two-line errors made one."""
-    raws = list(raw_lines(text))
+    """The text as LogLines: prefixes removed (also one no rule knows, where vLLM's own lines
+    show it), lines a terminal wrapped joined again, pydantic's two-line errors made one."""
+    raws = _dedented(list(raw_lines(text)))
+    learned = _learned_prefixes(raws)
     width = _cut_width(raws)
     merged: list[LogLine] = []
     last_raw = ""
     for raw in raws:
-        line = parse_line(raw)
+        line = _parse_with(raw, learned)
         previous = merged[-1] if merged else None
         if previous is not None and _continues(previous, last_raw, line, width):
             # A cut at a space loses the space to rstrip: the line is one short of the width.
