@@ -37,6 +37,14 @@ CANNOT = {
     # its `cause` says the worker's own exception is not in the chunk. doctor finds the status
     # and `engine-init-failed`, with no root cause (test below).
     "runpod-276-docker-ts-workerproc": "the excerpt holds only the wrapper, not the cause",
+    # The same family behind KServe's logger: its line quotes vLLM's wrapper ("Engine core
+    # initialization failed. See root cause above."), the cause (a native double free, the
+    # thread's title) is not in the excerpt. doctor: `failed`, `engine-init-failed`, no root
+    # cause (uvicorn's CancelledError before it is a consequence, never the cause).
+    "kserve-5056-engine-init-wrapper": "the excerpt holds only the wrapper, not the cause",
+    # KServe's own pod log, not a line vLLM printed (its note says so): doctor refuses it as
+    # not a vLLM log and asks for the server's output, which is what it can say.
+    "kserve-3769-div-zero": "no line of vLLM's in the excerpt, only KServe's",
 }
 # A server that was up and whose engine then died while serving (the family the records call
 # `other:engine-dead-at-serving`): the server no longer serves, so `failed`. Each excerpt shows it
@@ -46,7 +54,9 @@ CANNOT = {
 # that was up, its record says). None of them holds the engine's own error, as their records
 # say: no root cause, and `engine-dead-at-serving` (test below).
 DEAD_WHILE_SERVING = sorted(
-    r for r, record in FIT.items() if record["diagnosis"] == "other:engine-dead-at-serving"
+    r
+    for r, record in FIT.items()
+    if record["diagnosis"] == "other:engine-dead-at-serving" and record["root_cause"] is None
 )
 _SPACES = re.compile(r"\s+")
 
@@ -111,6 +121,13 @@ def test_the_records_that_cannot_pass_still_say_what_the_excerpt_shows() -> None
     assert [(d.id, d.evidence[:40]) for d in report.diagnoses] == [
         ("engine-init-failed", "Exception: WorkerProc initialization fai")
     ]
+    text = excerpt("kserve-5056-engine-init-wrapper")
+    assert "asyncio.exceptions.CancelledError" in text  # uvicorn's lifespan, cancelled
+    report = diagnose(text)
+    assert (report.status, report.root_cause) == ("failed", None)
+    assert [d.id for d in report.diagnoses] == ["engine-init-failed"]
+    with pytest.raises(NotAVllmLog):
+        diagnose(excerpt("kserve-3769-div-zero"))
 
 
 @pytest.mark.parametrize("record_id", DEAD_WHILE_SERVING)

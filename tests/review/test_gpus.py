@@ -208,7 +208,7 @@ def test_check_says_which_checks_a_device_skips() -> None:
     ],
 )
 def test_the_words_of_a_known_name_in_another_order(typed: str, name: str) -> None:
-    assert parse_gpus(typed).spec.name == name
+    assert parse_gpus(typed).name == name
 
 
 def test_some_of_a_name_s_words_are_not_that_name() -> None:

@@ -194,6 +194,22 @@ def _pydantic_error(lines: Sequence[LogLine]) -> str | None:
     return None
 
 
+# Exceptions a failure raises in the tasks it cancels (uvicorn's lifespan waiting on its queue
+# when the app's startup dies): a consequence, never the cause.
+_CANCELLED = re.compile(
+    r"^(?:asyncio\.(?:exceptions\.)?|concurrent\.futures\._base\.)?CancelledError\b"
+)
+
+
+def _real_exception(line: LogLine) -> bool:
+    text = line.text.strip()
+    return (
+        vllm_log.is_exception(line)
+        and not vllm_log.is_wrapper(line.text)
+        and _CANCELLED.match(text) is None
+    )
+
+
 def _exception_cause(lines: Sequence[LogLine]) -> str | None:
     """The last real exception before the first wrapper, else the last real one at all."""
     wrapper = next(
@@ -201,10 +217,9 @@ def _exception_cause(lines: Sequence[LogLine]) -> str | None:
     )
     if wrapper is not None:
         for line in reversed(lines[:wrapper]):
-            if vllm_log.is_exception(line) and not vllm_log.is_wrapper(line.text):
+            if _real_exception(line):
                 return line.text.strip()
-    exceptions = [line.text.strip() for line in lines if vllm_log.is_exception(line)]
-    real = [text for text in exceptions if not vllm_log.is_wrapper(text)]
+    real = [line.text.strip() for line in lines if _real_exception(line)]
     return real[-1] if real else None
 
 

@@ -145,8 +145,8 @@ def _words(text: str) -> tuple[str, ...] | None:
     for word in words:
         if not word or word in ("nvidia", "geforce", "tesla", "amd", "instinct"):
             continue
-        word = re.sub(r"^(\d+)g$", r"\1gb", word)
-        kept.append(_SAME_WORD.get(word, word))
+        spelled = re.sub(r"^(\d+)g$", r"\1gb", word)
+        kept.append(_SAME_WORD.get(spelled, spelled))
     return tuple(sorted(kept)) if len(kept) > 1 else None
 
 
