@@ -63,6 +63,28 @@ def test_docker_form_takes_version_from_the_tag_and_gpus() -> None:
     assert cmd.prefix[-1] == "vllm/vllm-openai:v0.8.5"
 
 
+@pytest.mark.parametrize(
+    ("image", "version"),
+    [
+        ("rocm/vllm:v0.9.1", "0.9.1"),  # an image named for vLLM
+        ("ghcr.io/acme/vllm-custom:0.10.2", "0.10.2"),
+        ("rocm/vllm-dev:rocm6.3.1_mi300_ubuntu22.04_py3.12_vllm_0.6.6", "0.6.6"),
+        ("ghcr.io/llm-d/llm-d-rocm:rocm6.4_vllm_0.8.5", "0.8.5"),  # the tag says vLLM's
+        # llm-d's own release (an llm-d issue's MI355X run): not vLLM 0.6.0
+        ("ghcr.io/llm-d/llm-d-rocm:v0.6.0", None),
+    ],
+)
+def test_a_bare_version_tag_is_vllm_s_only_on_an_image_of_vllm_s(
+    image: str, version: str | None
+) -> None:
+    cmd = parse_text(f"docker run --gpus all {image} --model Qwen/Qwen3-8B", version=None)
+    assert cmd.image_tag == image.rpartition(":")[2]
+    if version is None:
+        assert not cmd.release_known  # the newest release is assumed, and said so
+    else:
+        assert cmd.version == version
+
+
 def test_docker_latest_tag_uses_the_default_table() -> None:
     cmd = parse_text("docker run --gpus all vllm/vllm-openai:latest Qwen/Qwen3-8B", version=None)
     assert cmd.model == "Qwen/Qwen3-8B"

@@ -74,6 +74,8 @@ def launch_argv(command: ServeCommand, vllm: str) -> list[str]:
     """The argv to run: `vllm serve` with the chosen executable; module forms as written."""
     if command.form == "docker":
         raise UsageError(ErrorText("launch.docker"))
+    if command.form == "bench":  # an offline benchmark, not a server: nothing to serve
+        raise UsageError(ErrorText("launch.bench"))
     if command.form == "api-server":
         return [*command.prefix, *_arg_tokens(command)]
     return [vllm, "serve", *_arg_tokens(command)]

@@ -96,6 +96,9 @@ TEXTS: dict[str, str] = {
     "launch.not-executable.hint": "give the path to the `vllm` program",
     "launch.docker": "serve launches `vllm serve` commands, not docker",
     "launch.docker.hint": "run the container yourself, then `servetune doctor` its log",
+    "launch.bench": "this is an offline benchmark (it runs its own engine), not a server",
+    "launch.bench.hint": "serve launches `vllm serve`; give it that command, or run the "
+    "benchmark yourself",
     "doctor.not-vllm": (
         "this is not a vLLM log: none of its lines is one vLLM prints (its `INFO 05-01 12:00:00 "
         "[file.py:1]` prefix, process tags such as `(APIServer pid=1)`, its files in a "

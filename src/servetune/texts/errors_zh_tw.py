@@ -90,6 +90,8 @@ TEXTS: dict[str, str] = {
     "launch.not-executable.hint": "請給 `vllm` 程式的路徑",
     "launch.docker": "serve 只啟動 `vllm serve` 指令，不啟動 docker",
     "launch.docker.hint": "請自己執行容器，再用 `servetune doctor` 診斷它的日誌",
+    "launch.bench": "這是離線基準測試（它自己跑一個引擎），不是伺服器",
+    "launch.bench.hint": "serve 只啟動 `vllm serve`；請給它那樣的指令，或自己執行這個基準測試",
     "doctor.not-vllm": (
         "這不是 vLLM 的日誌：沒有任何一行是 vLLM 會印出的（像是 `INFO 05-01 12:00:00 "
         "[file.py:1]` 開頭、`(APIServer pid=1)` 這類行程標記、traceback 中的 vLLM 檔案、"

@@ -500,6 +500,7 @@ class _Located:
     extra_serve: str | None = None  # `docker run IMAGE serve MODEL ...`: the image
     mounts: tuple[tuple[str, str], ...] = ()
     bench: str | None = None  # the offline benchmark program (`bench_args.PROGRAMS`)
+    image: str | None = None  # the docker image, tag included
 
 
 def _cut_at_shell_operators(tokens: Sequence[str]) -> list[str]:
@@ -592,12 +593,17 @@ def is_vllm_image(image: str) -> bool:
     return _VLLM_ENTRYPOINT_IMAGE.match(image) is not None
 
 
-def image_version(tag: str | None) -> str | None:
-    """The vLLM release an image tag names: `v0.8.5`, `0.9.1`, `rocm6.3.1_..._vllm_0.6.6`."""
+def image_version(tag: str | None, image: str | None = None) -> str | None:
+    """The vLLM release an image tag names: `v0.8.5`, `0.9.1`, `rocm6.3.1_..._vllm_0.6.6`.
+
+    A bare version names vLLM's release only on an image of vLLM's (`vllm/vllm-openai`,
+    `rocm/vllm`, any repository named for vLLM): on another project's image (`llm-d-rocm:v0.6.0`)
+    it is that project's version. A tag that spells `vllm_X.Y` names it on any image."""
     if not tag:
         return None
     if re.match(r"^v?\d+\.\d+", tag):
-        return tag
+        repository = (image or "").rpartition(":")[0].rpartition("/")[2]
+        return tag if image is None or "vllm" in repository.lower() else None
     found = _TAG_VERSION.search(tag)
     return found.group("version") if found else None
 
@@ -618,9 +624,11 @@ def _locate_docker(tokens: list[str], env: dict[str, str]) -> _Located:
         # the API server module before 0.11.1), which takes `serve` for the model and the
         # model for an extra positional ('unrecognized arguments'). Read what follows it.
         args = tuple(rest[1:])
-        return _Located("docker", prefix, args, env, tag, gpus, extra_serve=image, mounts=mounts)
+        return _Located(
+            "docker", prefix, args, env, tag, gpus, extra_serve=image, mounts=mounts, image=image
+        )
     if inner is None:
-        return _Located("docker", prefix, tuple(rest), env, tag, gpus, mounts=mounts)
+        return _Located("docker", prefix, tuple(rest), env, tag, gpus, mounts=mounts, image=image)
     located = _locate(inner)
     # vLLM's own images already run the server (their entrypoint), so `vllm serve` after the
     # image reaches vLLM as two stray words: 'unrecognized arguments' unless --entrypoint
@@ -640,6 +648,7 @@ def _locate_docker(tokens: list[str], env: dict[str, str]) -> _Located:
         repeated,
         mounts=mounts,
         bench=located.bench,
+        image=image,
     )
 
 
@@ -744,7 +753,7 @@ def parse_tokens(
 ) -> ServeCommand:
     """Parse shell words of a server command. `version` picks the flag table (default: newest)."""
     located = _locate(tokens)
-    table, source, given = _pick_version(version, located.image_tag)
+    table, source, given = _pick_version(version, located.image_tag, located.image)
     located, refused = _bench_words(located, table)
     serve = _says_serve(located, table)
     builder = Builder(version=table, serve=serve, dev_build=vllm_flags.is_dev_build(given))
@@ -871,12 +880,14 @@ def parse_text(
     return parse_tokens(tokens_from_text(text), version=version, config_dir=config_dir)
 
 
-def _pick_version(requested: str | None, image_tag: str | None) -> tuple[str, VersionSource, str]:
+def _pick_version(
+    requested: str | None, image_tag: str | None, image: str | None = None
+) -> tuple[str, VersionSource, str]:
     """(flag table, where the version came from as reports show it, the version as given)."""
     if requested is not None:
         source = _stand_in(VersionSource("version.flag"), requested)
         return vllm_flags.table_for(requested), source, requested
-    from_image = image_version(image_tag)
+    from_image = image_version(image_tag, image)
     if image_tag and from_image:
         source = VersionSource("version.image", tag=image_tag)
         return vllm_flags.table_for(from_image), _stand_in(source, from_image), from_image
