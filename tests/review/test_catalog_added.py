@@ -44,6 +44,8 @@ ADDED = [
     ("deepseek-ai/DeepSeek-V4-Flash-0731", (43, 64, 1, 256, 1048576)),
     ("Qwen/Qwen3.5-27B", (64, 24, 4, None, 262144)),
     ("moonshotai/Kimi-Linear-48B-A3B-Instruct", (27, 32, 32, 256, 1048576)),
+    ("ByteDance-Seed/Seed-OSS-36B-Instruct", (64, 80, 8, None, 524288)),
+    ("Qwen/Qwen3.5-4B", (32, 16, 4, None, 262144)),
 ]
 
 
@@ -151,6 +153,21 @@ CITED: dict[str, dict[str, object]] = {
         "moe_intermediate_size": 1024, "vocab_size": 163840, "first_k_dense_replace": 1,
         "linear_attn_config.full_attn_layers": [4, 8, 12, 16, 20, 24, 27],
     },
+    # 54501653118: SEED_OSS_36B_CONFIG, "mirrors the real checkpoint's config.json"
+    "ByteDance-Seed/Seed-OSS-36B-Instruct": {
+        "hidden_size": 5120, "num_hidden_layers": 64, "intermediate_size": 27648,
+        "num_attention_heads": 80, "num_key_value_heads": 8, "head_dim": 128,
+        "vocab_size": 155136, "max_position_embeddings": 524288, "rope_theta": 10000000.0,
+        "tie_word_embeddings": False,
+    },
+    # 51836052333 and 60353904873: Qwen3.5-4B's text_config
+    "Qwen/Qwen3.5-4B": {
+        "text_config.hidden_size": 2560, "text_config.intermediate_size": 9216,
+        "text_config.num_hidden_layers": 32, "text_config.num_attention_heads": 16,
+        "text_config.num_key_value_heads": 4, "text_config.head_dim": 256,
+        "text_config.linear_num_key_heads": 16, "text_config.linear_num_value_heads": 32,
+        "text_config.vocab_size": 248320, "text_config.tie_word_embeddings": True,
+    },
 }  # fmt: skip
 
 
@@ -187,3 +204,28 @@ def test_the_new_families_read_as_their_files_say() -> None:
     # Qwen3.5-27B: Gated DeltaNet on 3 of 4 layers, 16 attention layers of 64.
     q35 = model.find_model("Qwen/Qwen3.5-27B")
     assert q35 is not None and q35.is_hybrid and q35.attention_layers == 16
+
+
+def test_small_qwen35_and_seed_oss_read_as_their_files_say() -> None:
+    # Qwen3.5-4B: Gated DeltaNet on 3 of 4 layers, 8 gated attention layers of 32, tied.
+    small = model.find_model("Qwen/Qwen3.5-4B")
+    assert small is not None and small.is_hybrid and small.attention_layers == 8
+    assert small.attn_output_gate and small.tie_word_embeddings and small.mtp_layers == 1
+    # Seed-OSS-36B: dense GQA, 80 heads of 128 over 8 KV heads, 512k positions, BF16.
+    seed = model.find_model("ByteDance-Seed/Seed-OSS-36B-Instruct")
+    assert seed is not None and not seed.is_moe and seed.dtype == "bfloat16"
+    assert seed.architecture == "SeedOssForCausalLM"
+
+
+def test_step_configs_spell_kv_heads_and_experts_their_own_way() -> None:
+    # Step-3.5's config (step3p5) writes KV heads as num_attention_groups and the experts as
+    # moe_num_experts / moe_top_k: transformers' Step3p5Config maps them (attribute_map in
+    # search index id 54762889047); a local copy of such a file reads with its own values.
+    config = {
+        "architectures": ["Step3p5ForCausalLM"], "model_type": "step3p5",
+        "hidden_size": 4096, "num_hidden_layers": 45, "num_attention_heads": 64,
+        "num_attention_groups": 8, "head_dim": 128, "vocab_size": 128896,
+        "moe_num_experts": 288, "moe_top_k": 8, "moe_intermediate_size": 1280,
+    }  # fmt: skip
+    facts = model.model_facts(config, "local/step", "local")
+    assert (facts.num_kv_heads, facts.num_experts, facts.experts_per_token) == (8, 288, 8)

@@ -362,7 +362,10 @@ def model_facts(
     head_dim = _int(text, "head_dim")
     if head_dim is None and hidden and heads:
         head_dim = hidden // heads
-    kv_heads = _int(text, "num_key_value_heads", "n_kv_heads", "multi_query_group_num")
+    # Step-3/3.5 (step3p5) spell the KV heads num_attention_groups (transformers maps it)
+    kv_heads = _int(
+        text, "num_key_value_heads", "n_kv_heads", "multi_query_group_num", "num_attention_groups"
+    )
     if kv_heads is None and text.get("multi_query") is True:
         kv_heads = 1
     window, sliding_layers = _sliding(text, layers)
@@ -370,7 +373,7 @@ def model_facts(
     if window is not None and max_len is not None and window >= max_len:
         window, sliding_layers = None, 0  # a window as long as the context slides nothing
     architectures = config.get("architectures") or text.get("architectures")
-    experts = _int(text, "num_local_experts", "num_experts", "n_routed_experts")
+    experts = _int(text, "num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
     shared, dense_layers = _moe_layout(text, layers)
     return ModelFacts(
         model_id=model_id,
@@ -394,7 +397,7 @@ def model_facts(
         quantization=_quant(config) or _quant(text),
         num_experts=experts if experts else None,
         experts_per_token=_int(
-            text, "num_experts_per_tok", "experts_per_token", "num_experts_per_token"
+            text, "num_experts_per_tok", "experts_per_token", "num_experts_per_token", "moe_top_k"
         ),
         moe_intermediate_size=_int(text, "moe_intermediate_size"),
         num_shared_experts=shared,
