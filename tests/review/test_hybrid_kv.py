@@ -166,3 +166,28 @@ def test_nvfp4_kv_packs_a_head_in_under_half_its_bytes(record_id: str, block: in
     nvfp4 = report.settings.kv_cache_dtype == "nvfp4"
     per_layer = kv_cache.kv_bytes_per_token_layer(report.model, report.settings)
     assert per_layer == (2 * 4 * (128 + 16) if nvfp4 else 2 * 4 * 256)
+
+
+def test_kimi_linear_keeps_kda_state_beside_its_mla_layers() -> None:
+    """vllm#28228 (Kimi-Linear-48B-A3B AWQ, TP 2, 0.11): only the 7 `full_attn_layers` are MLA;
+    the 20 KDA layers keep a state of 3 x 3 x 2048 conv values (bf16) and 16 x 128 x 128 float32
+    a sequence. An MLA page aligns to 64 tokens: 64 x ceil(1,085,440 / (64 x 1,152)) = 960; 7
+    layers a group make 1 attention and 3 state groups ("Add 1 padding layers"). Prefix caching
+    is off before 0.17 for such a model. The logged 2.30 GiB is 319 blocks: 79 x 960 = 75,840
+    tokens, the figure vLLM logged."""
+    record = _fit("vllm-28228-kimi-linear-48b-awq-2x3090")
+    report = _review(record)
+    model = report.model
+    assert model is not None
+    assert (model.attention_layers, model.linear_layers) == (7, 20)
+    assert model.linear is not None
+    assert model.linear.kind == "kda"
+    assert kv_cache.state_bytes(model, report.settings) == 1_085_440
+    pool = kv_cache.hybrid_pool(model, report.settings, "0.11.1")
+    assert pool is not None
+    assert pool.attention_block == 960
+    assert (pool.group_size, pool.attention_groups, pool.state_groups) == (7, 1, 3)
+    assert pool.state_blocks == 1
+    est = _with_logged_kv(record, 2.30, version="0.11.1").estimate
+    assert est is not None
+    assert est.kv_cache_tokens == 75_840

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from servetune.review.encoder_profile import encoder_peak, tower_weight_bytes
 from servetune.review.hardware import GpuSpec
 from servetune.review.kv_cache import (
+    compressed_pool,
     hybrid_pool,
     kv_bytes_per_sequence,
     kv_bytes_per_token_layer,
@@ -33,7 +34,7 @@ from servetune.review.startup_profile import (
     sampler_peak,
     torch_cache_factor,
 )
-from servetune.review.weights import weight_bytes
+from servetune.review.weights import expert_bytes, weight_bytes
 from servetune.vllm.flags import version_at_least
 
 
@@ -180,9 +181,12 @@ def _kv_capacity(
     block, length = settings.block_size, settings.max_model_len
     per_seq = kv_bytes_per_sequence(model, settings, length, version) if length else None
     pool = hybrid_pool(model, settings, version)
+    compressed = compressed_pool(model, settings)
     concurrency: float | None
     if pool is not None and length:
         tokens, concurrency = pool.capacity(int(kv_bytes), length, version)
+    elif compressed is not None and length:
+        tokens, concurrency = compressed.capacity(int(kv_bytes), length)
     elif per_seq and model.sliding_layers and length:
         concurrency = kv_bytes / per_seq
         tokens = int(kv_bytes / per_seq * length)
@@ -219,7 +223,13 @@ def _memory(
     """Weights, reserve and budget, and what is left for the KV cache: its central value and
     its range with every uncertain term at one end (group-quant layouts +-3% of the weights)."""
     total_bytes += tower_weight_bytes(model)  # on the first pipeline stage, split by TP
-    weights = total_bytes / (settings.tensor_parallel_size * settings.pipeline_parallel_size) / GIB
+    ranks = settings.tensor_parallel_size * settings.pipeline_parallel_size
+    weights = total_bytes / ranks / GIB
+    if settings.expert_parallel and settings.data_parallel_size > 1:
+        # Expert parallelism spreads the routed experts over every DP x TP rank (vLLM's
+        # FusedMoE: ep_size = dp_size x tp_size); the rest is replicated per DP rank.
+        experts = expert_bytes(model, settings)
+        weights -= experts * (1 - 1 / settings.data_parallel_size) / ranks / GIB
     platform = gpu.platform if gpu is not None else "cuda"
     capability = gpu.capability if gpu is not None else None
     terms = reserve_terms(model, settings, version, platform, capability).values()

@@ -54,6 +54,9 @@ def kv_bytes_per_token_layer(
     """
     if model.is_encoder:
         return 0  # encoder-only attention keeps no KV cache
+    compressed = compressed_pool(model, settings)
+    if compressed is not None:  # DeepSeek-V4: one block's bytes over its tokens, all layers
+        return compressed.block_bytes // compressed.block // max(1, len(model.compress_ratios))
     dtype_bytes = kv_dtype_bytes(settings)
     if mla_latent_cached(model, settings, version):
         return ((model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0)) * dtype_bytes
@@ -102,6 +105,9 @@ def kv_bytes_per_sequence(
     pool = hybrid_pool(model, settings, version)
     if pool is not None:
         return pool.bytes_per_sequence(length)
+    compressed = compressed_pool(model, settings)
+    if compressed is not None:
+        return compressed.bytes_per_sequence(length)
     block = settings.block_size
     per_layer = kv_bytes_per_token_layer(model, settings, version)
     sliding = _layers_per_gpu(model.sliding_layers, settings) if model.sliding_layers else 0
@@ -123,7 +129,13 @@ def kv_bytes_per_sequence(
 # (`_get_kv_cache_groups_uniform_page_size`); the pool is group_size tensors of num_blocks pages
 # each. A sequence takes ceil(len / block) blocks in each attention group and, in each state
 # group, 1 + speculative tokens blocks (2 + speculative with prefix caching, "align" mode).
+# An MLA model's attention layers (Kimi-Linear) are aligned to 64 instead: the MLA backends'
+# kernel block (128 with CUTLASS_MLA when the user picks it), and their page is the latent's.
+# Before 0.17 vLLM turns prefix caching off for a hybrid model that does not support it for its
+# Mamba layers ("Hybrid or mamba-based model detected without support for prefix caching:
+# disabling."), as no Gated DeltaNet or KDA model does; from 0.17 "align" mode serves them all.
 _HYBRID_KERNEL_ALIGN = 16  # FlashAttention / FlashInfer kernel block sizes are multiples of 16
+_HYBRID_MLA_ALIGN = 64
 _PREFIX_CACHING_HYBRID_FROM = "0.17.0"  # mamba_cache_mode "align" by default with prefix caching
 _CONCURRENCY_TOKENS_FROM = "0.21.0"  # "GPU KV cache size" = concurrency x max_model_len
 _STATE_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
@@ -175,16 +187,16 @@ def state_bytes(model: ModelFacts, settings: Settings) -> int:
 
 
 def _prefix_caching(settings: Settings, version: str | None) -> bool:
-    if settings.prefix_caching is not None:
-        return settings.prefix_caching
-    return version is None or version_at_least(version, _PREFIX_CACHING_HYBRID_FROM)
+    if version is not None and not version_at_least(version, _PREFIX_CACHING_HYBRID_FROM):
+        return False
+    return settings.prefix_caching is not False
 
 
 def hybrid_pool(
     model: ModelFacts, settings: Settings, version: str | None = None
 ) -> HybridPool | None:
     """The pool layout of a hybrid model (None for any other model)."""
-    if not model.is_hybrid or model.is_mla:
+    if not model.is_hybrid:
         return None
     per_token = kv_bytes_per_token_layer(model, settings)
     state = state_bytes(model, settings)
@@ -192,7 +204,7 @@ def hybrid_pool(
     linear = _layers_per_gpu(model.linear_layers, settings)
     if not per_token or not state or not attention or not linear:
         return None
-    align = _HYBRID_KERNEL_ALIGN
+    align = _HYBRID_MLA_ALIGN if mla_latent_cached(model, settings) else _HYBRID_KERNEL_ALIGN
     block = max(settings.block_size, align * math.ceil(state / (align * per_token)))
     smaller, larger = min(attention, linear), max(attention, linear)
     group = larger if larger < smaller * 1.5 else smaller
@@ -205,3 +217,81 @@ def hybrid_pool(
         state_groups=math.ceil(linear / group),
         state_blocks=extra + settings.speculative_tokens,
     )
+
+
+# --- DeepSeek-V4: compressed KV beside window caches, packed in one block pool -----------------
+# vLLM's deepseek_v4 (0.20+, vllm/models/deepseek_v4): every layer keeps its last
+# `sliding_window` tokens (DeepseekV4SWACache, blocks of 64 tokens); a layer with compress
+# ratio r > 1 also keeps one entry per r tokens of the whole sequence (MLAAttentionSpec,
+# block_size / r entries a block) and a compressor state over the last r x coff tokens (float32,
+# blocks of 4 tokens at r 4, 8 at r 128); a ratio-4 layer also an indexer key per 4 tokens
+# (index_head_dim fp8 + a float32 scale per 128). fp8 entries are DeepSeek's fp8_ds_mla (448 B
+# NoPE, 128 B RoPE, 8 B scales = 584 B), pages aligned to 576 B (512 otherwise). The pool packs
+# one page per layer slot into each block: `tuples` slots (the most layers of one ratio) of the
+# C4 main page, into which the window and state pages are padded, and one C4 indexer and C128
+# page per layer of that ratio
+# (`_get_kv_cache_groups_uniform_groups`, `_get_kv_cache_config_packed`). A sequence holds
+# ceil(len / block) blocks of compressed KV and, in each window or state group, the blocks of
+# min(window - 1 + max_num_batched_tokens, len) tokens plus one (`SlidingWindowSpec`).
+_DSV4_FP8_ENTRY = 584
+_DSV4_FP8_ALIGN, _DSV4_ALIGN = 576, 512
+_DSV4_SWA_BLOCK = 64
+_DSV4_STATE_BLOCKS = {4: 4, 128: 8}  # compressor state block size by ratio
+_DSV4_INDEX_SCALE_BLOCK = 128
+
+
+@dataclass(frozen=True)
+class CompressedPool:
+    """DeepSeek-V4's packed KV pool on one GPU."""
+
+    block: int  # tokens per block of the compressed (full) group
+    block_bytes: int  # one block across every layer slot
+    window_groups: tuple[tuple[int, int, int], ...]  # (block tokens, window, groups)
+    step: int  # max_num_batched_tokens
+
+    def blocks_per_sequence(self, length: int) -> int:
+        blocks = math.ceil(length / self.block)
+        for tokens, window, groups in self.window_groups:
+            held = min(window - 1 + self.step, length)
+            blocks += groups * (math.ceil(held / tokens) + 1)
+        return blocks
+
+    def bytes_per_sequence(self, length: int) -> int:
+        return self.blocks_per_sequence(length) * self.block_bytes
+
+    def capacity(self, kv_bytes: int, length: int) -> tuple[int, float]:
+        """("GPU KV cache size": concurrency x max_model_len, sequences of `length`)."""
+        concurrency = kv_bytes // self.block_bytes / self.blocks_per_sequence(length)
+        return int(concurrency * length), concurrency
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def compressed_pool(model: ModelFacts, settings: Settings) -> CompressedPool | None:
+    """The pool layout of a DeepSeek-V4 model (None for any other model)."""
+    ratios = model.compress_ratios
+    c4, c128 = ratios.count(4), ratios.count(128)
+    tuples = max(c4, c128)
+    if not ratios or not tuples:
+        return None
+    fp8 = settings.kv_cache_dtype.lower().startswith("fp8")
+    dim = model.head_dim or 0
+    entry = _DSV4_FP8_ENTRY if fp8 else dim * 2
+    align = _DSV4_FP8_ALIGN if fp8 else _DSV4_ALIGN
+    block = settings.block_size
+    index_dim = model.index_head_dim or 0
+    index_entry = index_dim + index_dim // _DSV4_INDEX_SCALE_BLOCK * 4
+    # Slots by page: the C4 main page's take the window and state pages padded up to it.
+    block_bytes = tuples * _round_up(block // 4 * entry, align)
+    block_bytes += c4 * _round_up(block // 4 * index_entry, align)
+    block_bytes += c128 * _round_up(max(1, block // 128) * entry, align)
+    window = model.sliding_window or 0
+    groups = [(_DSV4_SWA_BLOCK, window, math.ceil(len(ratios) / tuples))]
+    for ratio, count in ((4, c4), (128, c128)):
+        if count:
+            coff = 2 if ratio == 4 else 1
+            groups.append((_DSV4_STATE_BLOCKS[ratio], coff * ratio, math.ceil(count / tuples)))
+    step = settings.max_num_batched_tokens or settings.max_model_len or 0
+    return CompressedPool(block, block_bytes, tuple(groups), step)

@@ -105,8 +105,10 @@ class QuantFacts:
 
 @dataclass(frozen=True)
 class LinearAttention:
-    """A Gated DeltaNet layer's shape (`linear_*` config keys), which fixes its state per
-    sequence: a causal-conv window over q, k and v and one value x key matrix per value head."""
+    """A linear-attention layer's shape, which fixes its state per sequence: a causal-conv
+    window over q, k and v and one value x key matrix per value head. Gated DeltaNet
+    (Qwen3-Next, Qwen3.5/3.6/3.8: `linear_*` config keys) or Kimi Delta Attention (Kimi-Linear:
+    `linear_attn_config`, as many key heads as value heads of one `head_dim`)."""
 
     key_heads: int
     value_heads: int
@@ -114,6 +116,7 @@ class LinearAttention:
     value_head_dim: int
     conv_kernel: int
     ssm_dtype: str | None  # `mamba_ssm_dtype` (float32 in Qwen3.5's configs); None: the model's
+    kind: Literal["gated-deltanet", "kda"] = "gated-deltanet"
 
     @property
     def conv_dim(self) -> int:
@@ -163,6 +166,15 @@ class ModelFacts:
     linear: LinearAttention | None = None
     mtp_layers: int = 0  # multi-token-prediction layers (one full-attention layer each)
     attn_output_gate: bool = False  # Qwen3.5-style gated attention: q_proj twice as wide
+    # DeepSeek-V4: one latent KV head of head_dim (no kv_lora_rank), q and output low-rank,
+    # per-layer KV compression (0: window only; 4 with an indexer; 128) and the experts' own
+    # dtype (`expert_dtype` "fp4": MXFP4 experts beside FP8 block-quantized layers)
+    o_lora_rank: int | None = None
+    o_groups: int | None = None
+    compress_ratios: tuple[int, ...] = ()
+    index_heads: int | None = None
+    index_head_dim: int | None = None
+    expert_dtype: str | None = None
     vision: VisionTower | None = None  # the vision encoder, for families whose profile is modelled
     # source "inferred": the catalog checkpoint whose architecture the name was taken to have
     inferred_from: str | None = None
@@ -414,13 +426,43 @@ def model_facts(
         linear=_linear_attention(text),
         mtp_layers=_int(text, "mtp_num_hidden_layers", "num_nextn_predict_layers") or 0,
         attn_output_gate=text.get("attn_output_gate") is True,
+        o_lora_rank=_int(text, "o_lora_rank"),
+        o_groups=_int(text, "o_groups"),
+        compress_ratios=_compress_ratios(text, layers),
+        index_heads=_int(text, "index_n_heads"),
+        index_head_dim=_int(text, "index_head_dim"),
+        expert_dtype=str(text["expert_dtype"]) if "expert_dtype" in text else None,
         vision=vision_tower(config, hidden),
     )
 
 
+def _compress_ratios(text: Mapping[str, object], layers: int | None) -> tuple[int, ...]:
+    """DeepSeek-V4's `compress_ratios`, one per layer (the list's extra entry is the MTP
+    layer's, as vLLM's `DeepseekV4Attention` reads `compress_ratios[layer_id]`)."""
+    ratios = text.get("compress_ratios")
+    if not isinstance(ratios, list) or not layers:
+        return ()
+    return tuple(int(r) if isinstance(r, int) else 0 for r in ratios[:layers])
+
+
+def _kda_config(text: Mapping[str, object]) -> Mapping[str, object] | None:
+    """Kimi-Linear's `linear_attn_config`, when it lists KDA layers (vLLM's
+    `KimiLinearConfig.is_kda_layer`: the 1-based `kda_layers`; the others, `full_attn_layers`,
+    are MLA)."""
+    config = text.get("linear_attn_config")
+    if not isinstance(config, dict) or not isinstance(config.get("kda_layers"), list):
+        return None
+    return config
+
+
 def _linear_layers(text: Mapping[str, object], layers: int | None) -> int:
-    """Layers of linear attention: `layer_types` entries (Qwen3.5/3.6/3.8), else every layer
-    but each `full_attention_interval`-th (Qwen3-Next writes only the interval)."""
+    """Layers of linear attention: Kimi-Linear's `kda_layers`, `layer_types` entries
+    (Qwen3.5/3.6/3.8), else every layer but each `full_attention_interval`-th (Qwen3-Next
+    writes only the interval)."""
+    kda = _kda_config(text)
+    if kda is not None:
+        listed = kda.get("kda_layers")
+        return len(listed) if isinstance(listed, list) and layers else 0
     if _int(text, "linear_num_value_heads") is None or not layers:
         return 0
     layer_types = text.get("layer_types")
@@ -430,7 +472,21 @@ def _linear_layers(text: Mapping[str, object], layers: int | None) -> int:
     return layers - layers // interval if interval else 0
 
 
+def _kda_attention(config: Mapping[str, object]) -> LinearAttention | None:
+    """A KDA layer's state (vLLM's `kda_state_shape` and `kda_state_dtype`, 0.11.1 onwards):
+    conv windows over q, k and v of num_heads x head_dim each in the model's dtype, and one
+    head_dim x head_dim recurrent state per head, always float32."""
+    heads, dim = _int(config, "num_heads"), _int(config, "head_dim")
+    kernel = _int(config, "short_conv_kernel_size")
+    if heads is None or dim is None or kernel is None:
+        return None
+    return LinearAttention(heads, heads, dim, dim, kernel, "float32", kind="kda")
+
+
 def _linear_attention(text: Mapping[str, object]) -> LinearAttention | None:
+    kda = _kda_config(text)
+    if kda is not None:
+        return _kda_attention(kda)
     shape = [
         _int(text, key)
         for key in (

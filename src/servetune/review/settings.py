@@ -67,6 +67,7 @@ class Settings:
     speculative_method: str | None = None
     prefix_caching: bool | None = None  # the flag as given; None: the release's default
     images_per_prompt: int = 1  # `--limit-mm-per-prompt` image=N (vLLM's default: 1)
+    expert_parallel: bool = False  # `--enable-expert-parallel`: experts split over DP x TP
 
     @property
     def world_size(self) -> int:
@@ -325,4 +326,5 @@ def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware 
         speculative_method=speculative[1],
         prefix_caching=command.switch("--enable-prefix-caching"),
         images_per_prompt=_images_per_prompt(command),
+        expert_parallel=bool(command.switch("--enable-expert-parallel")),
     )

@@ -17,6 +17,29 @@ _AWQ_METHODS = ("awq", "awq_marlin", "auto_awq")
 _GROUP_METHODS = (*_AWQ_METHODS, "gptq", "gptq_marlin", "auto_gptq", "auto-round", "auto_round")
 
 
+def _dsv4_attention_params(m: ModelFacts) -> int:
+    """DeepSeek-V4's attention over all layers (vLLM's `DeepseekV4Attention`): fused_wqa_wkv
+    (hidden -> q_lora_rank + head_dim), wq_b (q_lora_rank -> heads x head_dim), the grouped
+    wo_a (heads x head_dim / groups -> groups x o_lora_rank) and wo_b (-> hidden); a compressing
+    layer's compressor (hidden -> 2 x coff x head_dim, coff 2 at ratio 4); a ratio-4 layer's
+    indexer (wq_b to index heads, weights_proj, its own compressor)."""
+    hidden, heads, dim = m.hidden_size or 0, m.num_attention_heads or 0, m.head_dim or 0
+    q_rank, o_rank, groups = m.q_lora_rank or 0, m.o_lora_rank or 0, m.o_groups or 1
+    base = hidden * (q_rank + dim) + q_rank * heads * dim
+    base += heads * dim // groups * groups * o_rank + groups * o_rank * hidden
+    index_heads, index_dim = m.index_heads or 0, m.index_head_dim or 0
+    total = 0
+    for ratio in m.compress_ratios:
+        total += base
+        if ratio > 1:
+            coff = 2 if ratio == 4 else 1
+            total += hidden * 2 * coff * dim
+        if ratio == 4:
+            total += q_rank * index_heads * index_dim + hidden * index_heads
+            total += hidden * 2 * 2 * index_dim
+    return total
+
+
 def _attention_params(m: ModelFacts) -> int:
     hidden, heads = m.hidden_size or 0, m.num_attention_heads or 0
     if m.is_mla:
@@ -33,11 +56,18 @@ def _attention_params(m: ModelFacts) -> int:
 
 def _linear_attention_params(m: ModelFacts) -> int:
     """One Gated DeltaNet layer: in_proj_qkv and in_proj_z (hidden -> conv and value widths),
-    in_proj_a and in_proj_b (hidden -> one value per value head), out_proj, the conv1d."""
+    in_proj_a and in_proj_b (hidden -> one value per value head), out_proj, the conv1d.
+    One KDA layer (vLLM's `KimiDeltaAttention`): q, k and v (hidden -> heads x head_dim
+    each), the gates' low-rank pairs f_a/f_b and g_a/g_b (hidden -> head_dim -> heads x
+    head_dim), b_proj (hidden -> heads), o_proj and the three conv1d."""
     lin, hidden = m.linear, m.hidden_size or 0
     if lin is None or not m.is_hybrid:
         return 0
     value_dim = lin.value_heads * lin.value_head_dim
+    if lin.kind == "kda":
+        low_rank = 2 * (hidden * lin.value_head_dim + lin.value_head_dim * value_dim)
+        projections = hidden * (lin.conv_dim + lin.value_heads) + low_rank + value_dim * hidden
+        return projections + lin.conv_dim * lin.conv_kernel
     projections = hidden * (lin.conv_dim + value_dim + 2 * lin.value_heads) + value_dim * hidden
     return projections + lin.conv_dim * lin.conv_kernel
 
@@ -140,7 +170,10 @@ def weight_bytes(model: ModelFacts, settings: Settings) -> tuple[int, int]:
     dense_bits = 8.0 * DTYPE_BYTES.get(settings.dtype or "bfloat16", 2)
     embed = (model.vocab_size or 0) * (model.hidden_size or 0)
     vocab_params = embed if model.tie_word_embeddings else 2 * embed
-    attention = model.attention_layers * _attention_params(model)
+    if model.compress_ratios:
+        attention = _dsv4_attention_params(model)
+    else:
+        attention = model.attention_layers * _attention_params(model)
     attention += model.linear_layers * _linear_attention_params(model)
     mlp, experts = _mlp_params(model)
     params = vocab_params + attention + mlp + experts
@@ -149,6 +182,8 @@ def weight_bytes(model: ModelFacts, settings: Settings) -> tuple[int, int]:
         bits = _quant_bits(quant)
         linear_bits = dense_bits if _experts_only(model, quant) else bits
         expert_bits = bits * (mxfp4_padding(model, settings) if quant.method == "mxfp4" else 1.0)
+        if model.expert_dtype == "fp4":  # DeepSeek-V4: MXFP4 experts (`Mxfp4MoEMethod`)
+            expert_bits = _MXFP4_BITS * mxfp4_padding(model, settings)
         attention_bits = dense_bits if _attention_unquantized(model, quant) else linear_bits
         total_bits = (
             vocab_params * dense_bits
@@ -172,7 +207,9 @@ def expert_bytes(model: ModelFacts, settings: Settings) -> int:
     and embeddings that an average over the whole checkpoint would mix in."""
     experts = expert_params(model)
     quant = model.quantization
-    if quant is not None:
+    if model.expert_dtype == "fp4":
+        bits = _MXFP4_BITS * mxfp4_padding(model, settings)
+    elif quant is not None:
         bits = _quant_bits(quant)
         bits *= mxfp4_padding(model, settings) if quant.method == "mxfp4" else 1.0
     elif settings.quantization in _ONLINE_8BIT:
