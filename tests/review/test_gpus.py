@@ -214,3 +214,19 @@ def test_the_words_of_a_known_name_in_another_order(typed: str, name: str) -> No
 def test_some_of_a_name_s_words_are_not_that_name() -> None:
     with pytest.raises(HardwareError):
         find_gpu("SXM 80GB")  # the part's model is missing: H100 or A100?
+
+
+@pytest.mark.parametrize(
+    ("typed", "name", "memory"),
+    [
+        # a share of unified memory as a corpus record's log states it
+        ("GB10-DGX-Spark-121GB-unified", "GB10", 121.0),
+        ("RTX-PRO-6000-Blackwell-Server-96GB", "RTX-PRO-6000-Blackwell", 96.0),
+    ],
+)
+def test_words_that_name_no_part_are_left_out_and_a_memory_word_is_the_memory(
+    typed: str, name: str, memory: float
+) -> None:
+    hardware = parse_gpus(typed)
+    assert hardware.spec is not None
+    assert (hardware.spec.name, hardware.spec.memory_gib) == (name, memory)

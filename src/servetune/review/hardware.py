@@ -135,37 +135,61 @@ def _index() -> dict[str, GpuSpec]:
 
 # Form-factor words that name the same part: an H100 SXM5 is vLLM's and our H100 SXM.
 _SAME_WORD = {"sxm4": "sxm", "sxm5": "sxm", "sxm2": "sxm", "pcie4": "pcie", "pcie5": "pcie"}
+# Words that name no part: vendors, and what users add ("Server Edition", "121GB unified").
+_NO_PART = frozenset(
+    ("nvidia", "geforce", "tesla", "amd", "instinct", "edition", "unified", "gpu", "memory")
+)
+_MEMORY_WORD = re.compile(r"^(\d+(?:\.\d+)?)g(?:b|ib)?$")
 
 
-def _words(text: str) -> tuple[str, ...] | None:
-    """A name as its words in any order (`H100-80GB-SXM` = `H100 SXM5 80GB`), memory spelled
-    one way (`80G` = `80GB`); None for a name of one word (the plain key decides those)."""
-    words = re.split(r"[^a-z0-9]+", text.lower())
-    kept = []
-    for word in words:
-        if not word or word in ("nvidia", "geforce", "tesla", "amd", "instinct"):
+def _words(text: str) -> tuple[tuple[str, ...], float | None] | None:
+    """A name as its words in any order (`H100-80GB-SXM` = `H100 SXM5 80GB`) and the memory it
+    spells, if any; None for a name of one word (the plain key decides those)."""
+    kept: list[str] = []
+    memory: float | None = None
+    for written in re.split(r"[^a-z0-9.]+", text.lower()):
+        word = written.strip(".")
+        if not word or word in _NO_PART:
             continue
-        spelled = re.sub(r"^(\d+)g$", r"\1gb", word)
-        kept.append(_SAME_WORD.get(spelled, spelled))
-    return tuple(sorted(kept)) if len(kept) > 1 else None
+        size = _MEMORY_WORD.match(word)
+        if size is not None:
+            memory = float(size.group(1))
+            continue
+        kept.append(_SAME_WORD.get(word, word))
+    return (tuple(sorted(kept)), memory) if len(kept) + (memory is not None) > 1 else None
 
 
 @cache
-def _index_by_words() -> dict[tuple[str, ...], GpuSpec | None]:
-    """Names by their words; None where two GPUs share the words (then nothing is guessed)."""
-    index: dict[tuple[str, ...], GpuSpec | None] = {}
+def _index_by_words() -> dict[tuple[tuple[str, ...], float | None], GpuSpec | None]:
+    """Names by their words, with and without the memory they spell; None where two GPUs share
+    the words (`A100 SXM` without its memory): then nothing is guessed."""
+    index: dict[tuple[tuple[str, ...], float | None], GpuSpec | None] = {}
+
+    def put(key: tuple[tuple[str, ...], float | None], spec: GpuSpec) -> None:
+        seen = index.get(key, spec)
+        index[key] = spec if seen is not None and seen.name == spec.name else None
+
     for spec in gpu_table():
         for name in (spec.name, *spec.aliases):
-            words = _words(name)
-            if words is not None:
-                seen = index.get(words, spec)
-                index[words] = spec if seen is not None and seen.name == spec.name else None
+            found = _words(name)
+            if found is not None:
+                put(found, spec)
+                put((found[0], None), spec)
     return index
 
 
 def _by_words(name: str) -> GpuSpec | None:
-    words = _words(name)
-    return None if words is None else _index_by_words().get(words)
+    """A known GPU from its words in any order; a memory that differs from the table's (a
+    modified card, a share of unified memory: `GB10 121GB unified`) overrides it."""
+    found = _words(name)
+    if found is None:
+        return None
+    words, memory = found
+    index = _index_by_words()
+    spec = index.get(found) or index.get((words, None))
+    if spec is None or memory is None or memory == spec.memory_gib:
+        return spec
+    return replace(spec, memory_gib=memory) if 1 <= memory <= 1024 else None
 
 
 # A memory size written after a known name: `RTX2080Ti-22GB`, `A100 40G`, `RTX3080_12GB`.
