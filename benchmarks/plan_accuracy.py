@@ -324,6 +324,12 @@ def print_answered(
             f"    {len(assumed)} of them published no command: planned as `vllm serve MODEL"
             " --tensor-parallel-size <GPUs>` (vLLM's defaults)"
         )
+    lengths = [c for c in cases if c.assumed_lengths]
+    if lengths:
+        print(
+            f"    {len(lengths)} of them published no lengths (ShareGPT): planned with ShareGPT's"
+            " published mean lengths (assumed)"
+        )
     reasons: dict[str, list[str]] = {}
     for u in mine:
         reasons.setdefault(u.reason, []).append(u.name)

@@ -163,3 +163,28 @@ def test_a_multi_node_run_that_publishes_no_command_is_planned_tp_per_node_pp_ov
     # 8k/1k at 16 users on two nodes of 8 H200: 58 ms measured, 29 predicted at TP 16
     errors = accuracy.errors(fit_cases["recipes-kimi-k2-fp8-16xh200-8k1k"])
     assert -0.45 < errors["mean_tpot_ms"] < 0.1, errors
+
+
+def test_rocm_releases_before_0_8_3_take_their_own_efficiency() -> None:
+    """vLLM before 0.8.3 ran no custom all-reduce on AMD and the V0 ROCm backend; chunked
+    prefill there attends through V0's Triton prefix-prefill kernel (vllm-project/vllm#11146)."""
+    command = "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 8"
+    old = _setup(command, "8xMI300X", "0.6.3").cost
+    assert old.rocm_v0 and old.prefix_prefill_kernel  # 131,072 context: chunked on in 0.6.3
+    unchunked = _setup(command + " --enable-chunked-prefill=False", "8xMI300X", "0.6.3").cost
+    assert unchunked.rocm_v0 and not unchunked.prefix_prefill_kernel
+    for new in (_setup(command, "8xMI300X", "0.8.3").cost, _setup(command, "8xH100", "0.6.3").cost):
+        assert not new.rocm_v0 and not new.prefix_prefill_kernel
+    step = Step(
+        prefill_tokens=512, prefill_attention=512 * 5000, decode_seqs=0, decode_context=0, running=1
+    )
+    assert old(step) > 2 * replace(old, rocm_v0=False, prefix_prefill_kernel=False)(step)
+
+
+def test_a_long_prompt_chunked_on_a_0_6_3_rocm_build_lands_near_its_fit_record(
+    fit_cases: dict[str, accuracy.Case],
+) -> None:
+    # dstack: one 10,000-token prompt of Llama-3.1-405B on 8 MI300X, 12.3 s to the first token
+    case = fit_cases["dstack-mi300x-llama31-405b-bf16-tp8-book10000-n1"]
+    errors = accuracy.errors(case)
+    assert abs(errors["mean_ttft_ms"]) < 0.25 and abs(errors["mean_tpot_ms"]) < 0.25

@@ -46,6 +46,7 @@ class Case:
     kind: str = ""  # dense TP1, dense TP>1, MoE, AMD (`kind_of`)
     corrected: tuple[str, ...] = ()  # the check errors plan fixed to answer (rule ids)
     assumed_command: bool = False  # the source published no command: vLLM's defaults assumed
+    assumed_lengths: bool = False  # no lengths published: ShareGPT's (plan.sharegpt) assumed
 
     def observation(self) -> calibrate.Observation:
         return calibrate.Observation(self.setup, self.load, self.measured, self.name)

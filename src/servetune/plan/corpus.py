@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servetune.errors import HardwareError, ServetuneError
-from servetune.plan import planner, predict
+from servetune.plan import planner, predict, sharegpt
 from servetune.plan.accuracy import METRICS, Case, kind_of
 from servetune.plan.parallel import GPUS_PER_NODE
 from servetune.plan.simulate import Load
@@ -28,10 +28,7 @@ from servetune.review.check import CheckOptions, Report, check_text
 from servetune.review.hardware import parse_gpus
 
 Reason = str  # no-command, no-load, no-figures, unknown-model, unknown-gpu, refused:<rule>...
-# ShareGPT prompts and replies vary about as much as a uniform draw over [0, 2 x mean] does
-# (ShareGPT_V3 under vLLM's sharegpt loader: coefficient of variation of the reply length near
-# 0.6-1.0); the widest uniform range the simulator draws from stands in for it.
-SHAREGPT_RANGE = 0.95
+SHAREGPT_RANGE = sharegpt.SPREAD  # ShareGPT's per-request spread (plan.sharegpt says why)
 
 
 @dataclass(frozen=True)
@@ -103,37 +100,70 @@ def _range_ratio(workload: Mapping[str, object]) -> tuple[float, float]:
     return r, 1.0
 
 
+def _mean_len(
+    total: float | None, done: float | None, asked: object, factor: float
+) -> float | None:
+    """The mean length that ran (a quoted total over the successful requests), else the asked
+    one (times the dataset's factor on its mean), else None."""
+    if total is not None and done:
+        return total / done
+    return asked * factor if isinstance(asked, int | float) else None
+
+
+def _sharegpt_output_len(workload: Mapping[str, object]) -> int | None:
+    match = re.search(
+        r"--sharegpt[-_]output[-_]len[ =](\d+)", str(workload.get("tool_flags") or "")
+    )
+    return int(match.group(1)) if match else None
+
+
+def lengths_assumed(rec: Mapping[str, object]) -> bool:
+    """Whether the record's lengths are ShareGPT's published means (plan.sharegpt): a ShareGPT
+    run that quotes no token totals and asks no lengths."""
+    workload = rec.get("workload")
+    if not isinstance(workload, dict) or workload.get("dataset") != "sharegpt":
+        return False
+    totals = quoted_totals(str(rec.get("quote") or ""))
+    published = [workload.get(k) for k in ("input_len", "output_len")]
+    return not ({"input", "output"} <= totals.keys() or all(published))
+
+
+def _users(workload: Mapping[str, object], done: int) -> tuple[int | None, float | None]:
+    """(concurrency, request rate) of the run: a cap, else a finite rate, else all at once."""
+    concurrency, rate = workload.get("max_concurrency"), workload.get("request_rate")
+    finite_rate = float(rate) if isinstance(rate, int | float) and rate < 1e4 else None
+    cap = int(concurrency) if isinstance(concurrency, int | float) and concurrency > 0 else None
+    return (cap if cap else (None if finite_rate else done)), finite_rate
+
+
+def _sharegpt_load(workload: Mapping[str, object], done: object) -> Load:
+    n = int(done) if isinstance(done, int | float) and done > 0 else sharegpt.NUM_PROMPTS
+    concurrency, rate = _users(workload, n)
+    return sharegpt.load(n, concurrency, rate, _sharegpt_output_len(workload))
+
+
 def _load(rec: Mapping[str, object]) -> Load | None:
     workload = rec.get("workload")
     if not isinstance(workload, dict):
         return None
     totals = quoted_totals(str(rec.get("quote") or ""))
     done = totals.get("completed") or workload.get("num_prompts")
-    spread, factor = _range_ratio(workload)
-    asked_in, asked_out = workload.get("input_len"), workload.get("output_len")
-    if isinstance(done, int | float) and done > 0 and "input" in totals:
-        input_len = totals["input"] / done
-    elif isinstance(asked_in, int | float):
-        input_len = asked_in * factor
-    else:
-        return None
-    if isinstance(done, int | float) and done > 0 and "output" in totals:
-        output_len = totals["output"] / done
-    elif isinstance(asked_out, int | float):
-        output_len = asked_out * factor
-    else:
-        return None
+    if lengths_assumed(rec):
+        return _sharegpt_load(workload, done)
     if not isinstance(done, int | float) or done <= 0:
         return None
-    concurrency, rate = workload.get("max_concurrency"), workload.get("request_rate")
-    finite_rate = float(rate) if isinstance(rate, int | float) and rate < 1e4 else None
-    cap = int(concurrency) if isinstance(concurrency, int | float) and concurrency > 0 else None
+    spread, factor = _range_ratio(workload)
+    input_len = _mean_len(totals.get("input"), done, workload.get("input_len"), factor)
+    output_len = _mean_len(totals.get("output"), done, workload.get("output_len"), factor)
+    if input_len is None or output_len is None:
+        return None
+    concurrency, rate = _users(workload, int(done))
     return Load(
         input_len=max(1, round(input_len)),
         output_len=max(2, round(output_len)),
         num_prompts=int(done),
-        concurrency=cap if cap else (None if finite_rate else int(done)),
-        request_rate=finite_rate,
+        concurrency=concurrency,
+        request_rate=rate,
         range_ratio=spread,
     )
 
@@ -249,7 +279,9 @@ def case_of(rec: Mapping[str, object], make_setup: SetupFn) -> Case | Unanswered
     url = str(rec.get("url", ""))
     assumed = not rec.get("command")
     kind = kind_of(setup_.report)
-    return Case(name, setup_, load, measured, split, url, kind, fixed, assumed_command=assumed)
+    return Case(
+        name, setup_, load, measured, split, url, kind, fixed, assumed, lengths_assumed(rec)
+    )
 
 
 def corpus_cases(

@@ -109,6 +109,8 @@ def setup(report: Report, efficiency: step_time.Efficiency | None = None) -> Set
         eager=s.enforce_eager,
         async_scheduling=async_scheduling(report),
         graph_max_tokens=min(2 * s.max_num_seqs, step_time.CUDA_GRAPH_MAX_TOKENS),
+        rocm_v0=rocm_v0(report),
+        prefix_prefill_kernel=rocm_prefix_prefill(report),
     )
     limits = Limits(
         max_num_seqs=s.max_num_seqs,
@@ -119,6 +121,36 @@ def setup(report: Report, efficiency: step_time.Efficiency | None = None) -> Set
         prefix_caching=prefix_caching(report),
     )
     return Setup(report, limits, cost, max(s.gpus_needed, 1), max(s.data_parallel_size, 1))
+
+
+# The ROCm releases whose efficiency is their own (step_time.Efficiency.rocm_v0): before 0.8.3
+# vLLM ran no kernel of its own for the TP all-reduce on AMD (vllm/config.py ParallelConfig,
+# 0.6-0.8.2: "Disabled the custom all-reduce kernel because it is not supported on AMD GPUs";
+# vllm/platforms/rocm.py `use_custom_allreduce` enables it on MI300 from 0.8.3), ran the V0
+# engine's ROCm attention backend and no AITER kernels.
+ROCM_V0_BEFORE = "0.8.3"
+
+
+def _rocm_before(report: Report, release: str) -> bool:
+    machine = report.hardware
+    rocm = machine is not None and machine.spec is not None and machine.spec.platform == "rocm"
+    version = report.command.version
+    return rocm and not version_at_least(version, release)
+
+
+def rocm_v0(report: Report) -> bool:
+    """Whether the command runs a ROCm release before 0.8.3 (`ROCM_V0_BEFORE`)."""
+    return _rocm_before(report, ROCM_V0_BEFORE)
+
+
+def rocm_prefix_prefill(report: Report) -> bool:
+    """Whether prompt chunks attend through V0's Triton prefix-prefill kernel: chunked prefill
+    on ROCm under the V0 ROCm backend (vllm/attention/backends/rocm_flash_attn.py, 0.6-0.8:
+    a prefill with cached context goes to `PagedAttention.forward_prefix`, i.e.
+    vllm/attention/ops/prefix_prefill.py; ROCm's flash attention "is not getting called when
+    chunked prefill is enabled", and the kernel "is showing poor performance":
+    vllm-project/vllm#11146, which stopped 0.6.5 auto-enabling chunked prefill on ROCm)."""
+    return _rocm_before(report, ROCM_V0_BEFORE) and report.settings.chunked_prefill
 
 
 ASYNC_SCHEDULING_FROM = "0.14.0"  # vllm/config/vllm.py: on unless an option rules it out

@@ -99,6 +99,22 @@ records were only predicted and are read as scores by group. What each default s
   predicted 20-40% slow: 1.498.
 - rocm 1.0: ROCm kernels on MI300X reach the NVIDIA-fitted efficiencies (the fit ran to the
   bound; the four MI300X fit records are predicted within 13%).
+- rocm_v0 0.32: a ROCm release before 0.8.3 (`predict.ROCM_V0_BEFORE`: no custom all-reduce,
+  the V0 ROCm backend, no AITER) reaches 0.32 of that. A per-release efficiency, not a
+  mechanism: no kernel-level source was found for how far those builds fall short, so it was
+  fitted alone (with the next constant) on its six fit records only, dstack's Llama-3.1-405B
+  on 8 MI300X with 0.6.3 ROCm builds (BF16 10,000-token prompts; FP8 ShareGPT at 16-1000/s),
+  which the NVIDIA-fitted constants predicted 2-4.5x fast (output throughput).
+- rocm_prefix_attention 0.07: chunked prefill on those releases attends through V0's Triton
+  prefix-prefill kernel (vllm/attention/ops/prefix_prefill.py via
+  `PagedAttention.forward_prefix`; ROCm's flash attention is not called when chunked prefill
+  is on, and the kernel "is showing poor performance": vllm-project/vllm#11146, which stopped
+  0.6.5 auto-enabling chunked prefill on ROCm), at 0.07 of the attention rate. 0.6.3 turns
+  chunked prefill on with a 512-token budget for a context over 32k (Llama-3.1's 131,072), so
+  a 10,000-token prompt attends in 20 chunks: 12.3 s measured alone, 2.7 s predicted without
+  this term (a median |log error| of 0.06 over the six records with both, 0.28 with
+  rocm_v0 alone). Fitted with rocm_v0; the value (~1% of the BF16 peak in all) is what those
+  records say, no kernel benchmark confirms it.
 """
 
 from __future__ import annotations
@@ -136,6 +152,8 @@ class Efficiency:
     frontend_s: float = 47e-6
     rocm: float = 1.0
     ampere: float = 1.5  # tensor-core rate on Ampere relative to the fitted `compute`
+    rocm_v0: float = 0.32  # ROCm releases before 0.8.3: their kernels' share of `rocm`
+    rocm_prefix_attention: float = 0.07  # V0's Triton prefix-prefill kernel on ROCm, of `compute`
 
 
 @dataclass(frozen=True)
@@ -293,6 +311,8 @@ class StepTime:
     eager: bool = False  # --enforce-eager: no CUDA graphs, more CPU time per step
     async_scheduling: bool = False
     graph_max_tokens: int = CUDA_GRAPH_MAX_TOKENS
+    rocm_v0: bool = False  # a ROCm release before 0.8.3 (`predict.rocm_v0`)
+    prefix_prefill_kernel: bool = False  # ROCm V0 chunked prefill's Triton kernel (`rocm_v0`)
 
     def with_efficiency(self, efficiency: Efficiency) -> StepTime:
         return replace(self, efficiency=efficiency)
@@ -340,6 +360,8 @@ class StepTime:
         """(CPU overhead, memory, compute, communication) seconds of one step."""
         w, d, e = self.work, self.device, self.efficiency
         scale = e.rocm if d.rocm else 1.0
+        if self.rocm_v0:
+            scale *= e.rocm_v0
         tokens = step.prefill_tokens + step.decode_seqs
         kv_read = (step.decode_context + step.prefill_attention / max(step.prefill_tokens, 1)) * (
             w.kv_bytes_per_token
@@ -361,6 +383,8 @@ class StepTime:
             scale *= e.ampere
         efficiency = e.compute * scale * tokens / (tokens + e.compute_half_tokens)
         # attention runs in BF16 whatever the weights (FP8 GEMMs' peak is not attention's)
+        if self.prefix_prefill_kernel:
+            attention /= e.rocm_prefix_attention
         seconds = gemm / d.flops + attention / (d.attention_flops or d.flops)
         compute = seconds / efficiency if tokens else 0.0
         overhead = e.step_overhead_s + e.per_seq_s * step.running
