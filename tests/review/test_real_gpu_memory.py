@@ -24,10 +24,15 @@ NEAR_ZERO_GIB = 0.5  # KV caches this small are compared in GiB, not in percent
 
 
 def review(case: dict[str, Any]) -> Report:
+    """The case's command reviewed as it ran: a log of V0's (`worker.py`'s "model weights take"
+    lines) in a release whose default engine is V1 ran V0 (`engine`), as VLLM_USE_V1=0 asks."""
     options = CheckOptions(
         gpus=case["gpus"], vllm_version=case["vllm_version"], detect_hardware=False
     )
-    return check_text(case["command"], options)
+    command = case["command"]
+    if case.get("engine") == "v0":
+        command = f"VLLM_USE_V1=0 {command}"
+    return check_text(command, options)
 
 
 def ours(case: dict[str, Any]) -> float:

@@ -9,8 +9,10 @@ and the measured reserves in ../shared/reference/capacity-formulas.md section 2.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from servetune.review import pipeline_stages
 from servetune.review.encoder_profile import encoder_peak, tower_weight_bytes
 from servetune.review.hardware import GpuSpec
 from servetune.review.kv_cache import (
@@ -22,6 +24,7 @@ from servetune.review.kv_cache import (
     mla_latent_cached,
 )
 from servetune.review.model import ModelFacts
+from servetune.review.pipeline_stages import Stage
 from servetune.review.settings import GIB, Settings, is_multimodal
 from servetune.review.startup_profile import (
     CUDA_GRAPH_PROFILED_FROM,
@@ -216,23 +219,18 @@ def _memory(
     settings: Settings,
     memory_gib: float | None,
     version: str | None,
-    total_bytes: int,
+    weights: float,
     *,
     gpu: GpuSpec | None = None,
+    stage: Stage | None = None,
 ) -> _Memory:
-    """Weights, reserve and budget, and what is left for the KV cache: its central value and
-    its range with every uncertain term at one end (group-quant layouts +-3% of the weights)."""
-    total_bytes += tower_weight_bytes(model)  # on the first pipeline stage, split by TP
-    ranks = settings.tensor_parallel_size * settings.pipeline_parallel_size
-    weights = total_bytes / ranks / GIB
-    if settings.expert_parallel and settings.data_parallel_size > 1:
-        # Expert parallelism spreads the routed experts over every DP x TP rank (vLLM's
-        # FusedMoE: ep_size = dp_size x tp_size); the rest is replicated per DP rank.
-        experts = expert_bytes(model, settings)
-        weights -= experts * (1 - 1 / settings.data_parallel_size) / ranks / GIB
+    """Weights (GiB per GPU), reserve and budget, and what is left for the KV cache: its central
+    value and its range with every uncertain term at one end (group-quant layouts +-3% of the
+    weights). `stage` is the pipeline stage these figures are for (None: every GPU alike)."""
     platform = gpu.platform if gpu is not None else "cuda"
     capability = gpu.capability if gpu is not None else None
-    terms = reserve_terms(model, settings, version, platform, capability).values()
+    ends = {"last_stage": stage.last, "first_stage": stage.first} if stage is not None else {}
+    terms = reserve_terms(model, settings, version, platform, capability, **ends).values()
     reserve = sum(t.central for t in terms)
     if not memory_gib:
         return _Memory(weights, reserve, None, None, None)
@@ -248,6 +246,61 @@ def _memory(
     return _Memory(weights, reserve, budget, budget - weights - reserve, (least, most))
 
 
+@dataclass(frozen=True)
+class _Staged:
+    """The memory of the stage that binds, and how its KV memory converts to what an even
+    split's per-GPU layers (`kv_layers`) would hold: `scale` for its blocks, `check_scale` for
+    the one-sequence check (which 0.14 to 0.16 make against every layer of the model)."""
+
+    memory: _Memory
+    scale: float
+    check_gib: float | None
+    check_scale: float
+
+
+def _staged_memory(
+    model: ModelFacts,
+    settings: Settings,
+    version: str | None,
+    total_bytes: int,
+    *,
+    memory_gib: float | None,
+    gpu: GpuSpec | None,
+    cards: Sequence[GpuSpec],
+) -> _Staged:
+    """Pipeline parallel: each stage's weights on its own cards, and the stage whose KV memory
+    holds the fewest tokens (vLLM gives every stage the smallest stage's blocks)."""
+    found = pipeline_stages.stages(
+        model, settings, total_bytes, cards=cards, gpu=gpu, version=version
+    )
+    even = -(-(model.num_layers or 1) // settings.pipeline_parallel_size)
+    sized = [
+        (
+            stage,
+            _memory(
+                model,
+                settings,
+                stage.gpu.memory_gib if stage.gpu else memory_gib,
+                version,
+                stage.weight_bytes_per_gpu / GIB,
+                gpu=stage.gpu,
+                stage=stage,
+            ),
+        )
+        for stage in found
+    ]
+    known = [(stage, mem) for stage, mem in sized if mem.available is not None]
+    if not known:
+        stage, mem = max(sized, key=lambda pair: pair[1].weights)
+        return _Staged(mem, 1.0, None, 1.0)
+    stage, mem = min(known, key=lambda pair: (pair[1].available or 0.0) / max(pair[0].layers, 1))
+    scale = even / max(stage.layers, 1)
+    if pipeline_stages.merged_check(version):
+        least = min(m.available or 0.0 for _, m in known)
+        return _Staged(mem, scale, least, even / max(model.num_layers or 1, 1))
+    return _Staged(mem, scale, None, scale)
+
+
 _EXACT_LAYOUTS = ("fp8", "fbgemm_fp8", "mxfp4")  # stored bytes known to the byte
 
 
@@ -259,18 +312,36 @@ def estimate(
     version: str | None = None,
     gpu: GpuSpec | None = None,
     release_known: bool = True,
+    cards: Sequence[GpuSpec] = (),
 ) -> Estimate | None:
     """The per-GPU memory estimate, or None when the model's shape is not known well enough.
 
     `memory_gib` is the card's nominal memory (`device_total_gib` turns it into what the driver
     reports for `gpu`, CUDA's or ROCm's); `version` (the vLLM release) decides the sampler's
     warm-up, whether CUDA graphs count against the budget and how DeepSeek's MLA is cached;
-    `release_known` False says it was assumed (the newest), which the notes weigh."""
+    `release_known` False says it was assumed (the newest), which the notes weigh. `cards` are
+    a mixed machine's GPUs in order: with pipeline parallelism each stage runs on its own."""
     if not (model.hidden_size and model.num_layers and model.head_dim):
         return None
     total_bytes, params = weight_bytes(model, settings)
     per_token = kv_layers(model, settings) * kv_bytes_per_token_layer(model, settings, version)
-    mem = _memory(model, settings, memory_gib, version, total_bytes, gpu=gpu)
+    staged: _Staged | None = None
+    if settings.pipeline_parallel_size > 1:
+        staged = _staged_memory(
+            model, settings, version, total_bytes, memory_gib=memory_gib, gpu=gpu, cards=cards
+        )
+        mem = staged.memory
+    else:
+        weights = (total_bytes + tower_weight_bytes(model)) / settings.tensor_parallel_size / GIB
+        if settings.expert_parallel and settings.data_parallel_size > 1:
+            # Expert parallelism spreads the routed experts over every DP x TP rank (vLLM's
+            # FusedMoE: ep_size = dp_size x tp_size); the rest is replicated per DP rank.
+            experts = expert_bytes(model, settings)
+            share = 1 - 1 / settings.data_parallel_size
+            weights -= experts * share / settings.tensor_parallel_size / GIB
+        mem = _memory(model, settings, memory_gib, version, weights, gpu=gpu)
+    # A stage's KV memory as the even split's per-GPU layers would count it (`_Staged`)
+    scale = staged.scale if staged is not None else 1.0
     length = settings.max_model_len
     if settings.kv_cache_memory_bytes is not None:
         kv_bytes: float | None = float(settings.kv_cache_memory_bytes)
@@ -278,13 +349,25 @@ def estimate(
         kv_bytes = None if mem.available is None else max(0.0, mem.available * GIB)
     tokens = concurrency = fits = optimistic = None
     if kv_bytes is not None and per_token:
-        tokens, concurrency, fits = _kv_capacity(model, settings, kv_bytes, per_token, version)
+        tokens, concurrency, fits = _kv_capacity(
+            model, settings, kv_bytes * scale, per_token, version
+        )
+        check_scale, shift = scale, 0.0
+        if staged is not None and settings.kv_cache_memory_bytes is None:
+            check_scale = staged.check_scale
+            if staged.check_gib is not None and mem.available is not None:
+                shift = staged.check_gib - mem.available
+                checked = max(0.0, staged.check_gib * GIB) * check_scale
+                fits = _kv_capacity(model, settings, checked, per_token, version)[2]
         if mem.available_range is not None and settings.kv_cache_memory_bytes is None:
-            most = max(0.0, mem.available_range[1] * GIB)
+            most = max(0.0, (mem.available_range[1] + shift) * GIB) * check_scale
             optimistic = _kv_capacity(model, settings, most, per_token, version)[2]
     per_seq = (
         kv_bytes_per_sequence(model, settings, length, version) if length and per_token else None
     )
+    if per_seq is not None:
+        per_seq = int(per_seq / scale)
+    per_token = int(per_token / scale)
     # Nothing left for the KV cache: say so, the figures are a shortfall (vLLM refuses to start).
     no_room = mem.available is not None and mem.available <= 0
     short = ("no-kv-memory",) if no_room and settings.kv_cache_memory_bytes is None else ()

@@ -175,6 +175,7 @@ def review(
             version=command.version,
             gpu=machine.spec if machine else None,
             release_known=command.release_known,
+            cards=machine.cards if machine else (),
         )
         if model_facts
         else None
@@ -207,9 +208,16 @@ def _hardware(options: CheckOptions) -> hardware.Hardware | None:
 def check_command(command: ServeCommand, options: CheckOptions) -> Report:
     """Review an already parsed command: find the model and the hardware, then run the rules."""
     machine = _hardware(options)
-    facts = model.find_model(
-        command.model_on_host, model_config=options.model_config, online=options.online
-    )
+    facts = None
+    # vLLM reads the model's config, its quantization_config included, from --hf-config-path
+    # where one is given (0.8+, `ModelConfig`: `get_config(hf_config_path or model)`)
+    config_path = command.text("--hf-config-path") if options.model_config is None else None
+    if config_path:
+        facts = model.find_model(config_path, online=options.online)
+    if facts is None:
+        facts = model.find_model(
+            command.model_on_host, model_config=options.model_config, online=options.online
+        )
     return review(command, model_facts=facts, machine=machine)
 
 

@@ -105,6 +105,9 @@ def match_name(model: str, checkpoints: Iterable[str]) -> NameMatch | None:
     return NameMatch(best, tokens(last_part(best)) == wanted)
 
 
+# Weight-only schemes alone: `W8A8` names are as often other toolchains' (Ascend's msit)
+_LLM_COMPRESSOR = r"(?<![a-z0-9])w([48])a16(?![0-9])"
+
 # What a name's quantization word means, first match wins (`-AWQ`, `-GPTQ-Int8`, `-NVFP4`...).
 _NAMED_FORMATS: tuple[tuple[str, dict[str, object]], ...] = (
     (r"awq", {"quant_method": "awq", "bits": 4, "group_size": 128}),
@@ -114,6 +117,8 @@ _NAMED_FORMATS: tuple[tuple[str, dict[str, object]], ...] = (
     (r"nvfp4|(?<!mx)fp4", {"quant_method": "modelopt", "quant_algo": "NVFP4"}),  # ModelOpt
     (r"mxfp4", {"quant_method": "mxfp4"}),
     (r"fp8", {"quant_method": "fp8"}),
+    # llm-compressor's weight-only scheme names (`-W8A16`, `-quantized.w4a16`): compressed-tensors
+    (_LLM_COMPRESSOR, {"quant_method": "compressed-tensors"}),
     (r"gguf", {"quant_method": "gguf"}),  # llama.cpp files: Q4_K_M, Q8_0, IQ3_XS...
     (r"bnb|[48]-?bit", {"quant_method": "bitsandbytes"}),
 )
@@ -130,8 +135,23 @@ def quantization_in_name(model: str) -> dict[str, object] | None:
             continue
         if config["quant_method"] in ("gptq", "bitsandbytes", "auto-round"):
             return {**config, "bits": bits}
+        if config["quant_method"] == "compressed-tensors":
+            return _compressed_tensors(text)
         if config["quant_method"] == "gguf":
             found = re.search(r"(?:^|[-_.])i?q(\d)", text)
             return {**config, "bits": int(found.group(1)) if found else 4}
         return dict(config)
     return None
+
+
+def _compressed_tensors(text: str) -> dict[str, object]:
+    """The config an llm-compressor checkpoint named `WnA16` carries, as its preset schemes
+    spell them: n-bit integer weights, 8 bits per output channel or 4 bits in symmetric groups
+    of 128, and 16-bit activations."""
+    found = re.search(_LLM_COMPRESSOR, text)
+    bits = int(found.group(1)) if found else 8
+    weights: dict[str, object] = {"num_bits": bits, "type": "int", "symmetric": True}
+    if bits == 4:
+        weights["group_size"] = 128
+    group = {"weights": weights}
+    return {"quant_method": "compressed-tensors", "config_groups": {"group_0": group}}

@@ -68,6 +68,8 @@ class Settings:
     prefix_caching: bool | None = None  # the flag as given; None: the release's default
     images_per_prompt: int = 1  # `--limit-mm-per-prompt` image=N (vLLM's default: 1)
     expert_parallel: bool = False  # `--enable-expert-parallel`: experts split over DP x TP
+    # Decoder layers per pipeline stage as VLLM_PP_LAYER_PARTITION sets them; None: vLLM's split
+    pp_layer_partition: tuple[int, ...] | None = None
 
     @property
     def world_size(self) -> int:
@@ -134,6 +136,19 @@ def _v0_batch_defaults(version: str) -> tuple[int, int, Reason]:
     return chunk, 256, Reason("default.batch.v0", version=version)
 
 
+# VLLM_USE_V1=0 runs the V0 engine in the releases that still ship it (0.8 to 0.10)
+_V0_REMOVED = "0.11.0"
+
+
+def _v0_asked(command: ServeCommand) -> bool:
+    version = command.version
+    if command.env.get("VLLM_USE_V1", "").strip() != "0":
+        return False
+    return version_at_least(version, _V1_DEFAULTS_FROM) and not version_at_least(
+        version, _V0_REMOVED
+    )
+
+
 def batch_defaults(version: str, gpu: GpuSpec | None) -> tuple[int, int, Reason]:
     """(max_num_batched_tokens, max_num_seqs, why) for `vllm serve` on this release and GPU."""
     if not version_at_least(version, _V1_DEFAULTS_FROM):
@@ -142,20 +157,41 @@ def batch_defaults(version: str, gpu: GpuSpec | None) -> tuple[int, int, Reason]
 
 
 def _v1_batch_defaults(version: str, gpu: GpuSpec | None) -> tuple[int, int, Reason]:
-    """V1's usage-context defaults (0.8+), larger on big GPUs."""
+    """V1's usage-context defaults for `vllm serve` (vllm/engine/arg_utils.py), release by
+    release: 0.8.0 to 0.8.3 run 1024 sequences on every GPU and 8192 tokens a step on a card
+    named H100 or H200 (2048 elsewhere); 0.8.4 gives a card so named 1024 sequences and 8192
+    tokens, every other 256 and 2048; from 0.8.5 the card's memory decides (70 GiB or more),
+    from 0.9.0 an A100 excepted."""
+    if not version_at_least(version, "0.8.5"):
+        return _v1_by_name(version, gpu)
     if gpu is None:
         return 2048, 256, Reason("default.batch.unknown-gpu")
     memory = gpu.memory_gib
-    is_a100 = "a100" in gpu.name.lower()
     if version_at_least(version, "0.33.0") and memory >= 160:
         return 16384, 1024, Reason("default.batch.160gib", version=version)
-    if version_at_least(version, "0.11.0"):
-        if memory >= 70 and not is_a100:
-            return 8192, 1024, Reason("default.batch.70gib-not-a100", version=version, gpu=gpu.name)
-        return 2048, 256, Reason("default.batch.gpu", version=version, gpu=gpu.name)
-    if memory >= 70:
+    if not version_at_least(version, "0.9.0"):
+        return _v1_by_memory(version, gpu)
+    if memory >= 70 and "a100" not in gpu.name.lower():
+        return 8192, 1024, Reason("default.batch.70gib-not-a100", version=version, gpu=gpu.name)
+    return 2048, 256, Reason("default.batch.gpu", version=version, gpu=gpu.name)
+
+
+def _v1_by_memory(version: str, gpu: GpuSpec) -> tuple[int, int, Reason]:
+    """0.8.5 to 0.8.x: 70 GiB or more, whatever the card."""
+    if gpu.memory_gib >= 70:
         return 8192, 1024, Reason("default.batch.70gib", version=version)
     return 2048, 256, Reason("default.batch.gpu", version=version, gpu=gpu.name)
+
+
+def _v1_by_name(version: str, gpu: GpuSpec | None) -> tuple[int, int, Reason]:
+    """0.8.0 to 0.8.4: the device name decides (`"h100" in name or "h200" in name`)."""
+    every_gpu_seqs = 1024 if not version_at_least(version, "0.8.4") else 256
+    if gpu is None:
+        return 2048, every_gpu_seqs, Reason("default.batch.unknown-gpu")
+    name = gpu.name.lower()
+    if "h100" in name or "h200" in name:
+        return 8192, 1024, Reason("default.batch.gpu", version=version, gpu=gpu.name)
+    return 2048, every_gpu_seqs, Reason("default.batch.gpu", version=version, gpu=gpu.name)
 
 
 def is_multimodal(model: ModelFacts) -> bool:
@@ -260,6 +296,8 @@ def _batch(
 ) -> tuple[int, int | None]:
     """(max-num-seqs, max-num-batched-tokens) as vLLM of the command's release settles them."""
     default_mbt, default_seqs, why = batch_defaults(command.version, gpu)
+    if _v0_asked(command):
+        default_mbt, default_seqs, why = _v0_batch_defaults(command.version)
     seqs = command.integer("--max-num-seqs")
     mbt = command.integer("--max-num-batched-tokens")
     if seqs is None:
@@ -327,4 +365,14 @@ def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware 
         prefix_caching=command.switch("--enable-prefix-caching"),
         images_per_prompt=_images_per_prompt(command),
         expert_parallel=bool(command.switch("--enable-expert-parallel")),
+        pp_layer_partition=_pp_partition(command),
     )
+
+
+def _pp_partition(command: ServeCommand) -> tuple[int, ...] | None:
+    """VLLM_PP_LAYER_PARTITION (`16,32`) as the command's environment sets it."""
+    text = command.env.get("VLLM_PP_LAYER_PARTITION", "")
+    parts = [part.strip() for part in text.split(",")]
+    if not text or not all(part.isdigit() for part in parts):
+        return None
+    return tuple(int(part) for part in parts)

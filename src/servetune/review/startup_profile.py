@@ -229,20 +229,25 @@ def reserve_terms(
     version: str | None = None,
     platform: str = "cuda",
     capability: int | None = None,
+    *,
+    last_stage: bool = True,
+    first_stage: bool = True,
 ) -> dict[str, Spread]:
     """The memory vLLM's profiler keeps out of the KV cache besides the weights, per GPU, term
     by term: `activation` (the largest of the forward pass at max_num_batched_tokens, the
     sampler warm-up at max_num_seqs and a vision model's encoder pass, as torch's cache holds
     them before 0.6.4), `non_torch`
-    and `cuda_graphs`. `capability` (the GPU's, 80 for an A100) decides the kernels used."""
+    and `cuda_graphs`. `capability` (the GPU's, 80 for an A100) decides the kernels used.
+    With pipeline parallelism only the last stage samples (`profile_run`: `is_last_rank`) and
+    only the first runs the vision encoder: `last_stage` / `first_stage` say which one this is."""
     tokens = settings.max_num_batched_tokens or max(settings.max_model_len or 0, 2048)
     cached = torch_cache_factor(version)
     forward = forward_peak_gib(model, settings, tokens, version, capability) * cached
     low, high = _FORWARD_SPREAD
-    sampler = sampler_peak(model, settings, version).scaled(cached)
+    sampler = sampler_peak(model, settings, version).scaled(cached if last_stage else 0.0)
     # A vision model's encoder pass comes first; what it keeps (embeddings, cross-attention
     # states) is still alive during the decoder's forward (encoder_profile).
-    encoder = encoder_peak(model, settings, version)
+    encoder = encoder_peak(model, settings, version) if first_stage else None
     kept = encoder.kept_gib * cached if encoder else 0.0
     enc = encoder.pass_gib * cached if encoder else 0.0
     enc_low, enc_high = ENCODER_SPREAD

@@ -112,6 +112,7 @@ def _original_estimate(ctx: Context) -> Estimate | None:
         hw.spec.memory_gib,
         version=ctx.command.version,
         gpu=hw.spec,
+        cards=hw.cards,
     )
 
 
