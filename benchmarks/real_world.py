@@ -67,7 +67,7 @@ from servetune.review.rules import RULES
 from servetune.review.settings import DEFAULT_BLOCK_SIZE
 from servetune.texts import table
 from servetune.vllm import python_spellings
-from servetune.vllm.log import is_wrapper
+from servetune.vllm.log import is_wrapper, parse_line
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -241,14 +241,20 @@ _SPACES = re.compile(r"\s+")
 
 
 def _same_line(ours: str | None, theirs: str | None) -> bool:
-    """The record quotes the whole log line; ours is the error without its prefix."""
+    """The record quotes the whole log line; ours is the error without its prefix. The quoted
+    line is also read as doctor reads it (prefixes and colour codes, in any spelling, removed):
+    a line a terminal wrapped is quoted by its first part, and ours joins the rest to it."""
     if theirs is None or is_wrapper(theirs):
         return ours is None
     if ours is None:
         return False
-    a, b = _SPACES.sub(" ", ours).strip(), _SPACES.sub(" ", theirs).strip()
+    a = _SPACES.sub(" ", ours).strip()
+    quoted = (theirs, parse_line(theirs).text)
     # A short line (`Killed`) counts only whole: a part of 10 characters or more is enough.
-    return a == b or (len(a) >= 10 and (a in b or b in a))
+    return any(
+        a == b or (len(a) >= 10 and (a in b or b in a))
+        for b in (_SPACES.sub(" ", text).strip() for text in quoted)
+    )
 
 
 def score_log(record: Mapping[str, Any]) -> Score:

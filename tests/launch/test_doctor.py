@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from servetune import texts
+from servetune.errors import NotAVllmLog
 from servetune.launch.doctor import DoctorReport, diagnose
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "vllm-logs"
@@ -54,6 +55,7 @@ EXTRA_IDS = {
     "invalid-value",
     "missing-value",
     "quant-tp-shape",
+    "gguf-arch-unsupported",
 }
 
 
@@ -157,6 +159,17 @@ CASES: dict[str, tuple[str, str]] = {
     "port-in-use": (real("port-in-use"), "Port 39437"),
     "model-not-found": (real("model-not-found"), "/work/main/.cache/no-such-model"),
     "kv-cache-too-small": (real("kv-cache-too-small"), "about 256 tokens"),
+    # vLLM's GGUF loader (gguf_loader.py, 0.10+), raised in the worker that loads the model
+    "gguf-arch-unsupported": (
+        engine_failure(
+            '  File "/usr/lib/python3.12/site-packages/vllm/model_executor/model_loader/'
+            'gguf_loader.py", line 97, in _get_gguf_weights_map',
+            '    raise RuntimeError(f"Unknown gguf model_type: {model_type}")',
+            "RuntimeError: Unknown gguf model_type: olmo3",
+            version="0.11.0",
+        ),
+        "architecture olmo3",
+    ),
     "bool-flag-value": (
         argparse_error(
             "argument --enable-chunked-prefill/--disable-chunked-prefill: "
@@ -342,6 +355,56 @@ def test_ready_then_sigterm_errors_is_ready() -> None:
     assert report.status == "ready"
     assert report.root_cause is None
     assert report.diagnoses == ()
+
+
+def test_a_signal_after_ready_logged_by_the_api_servers_shutdown_steps_is_ready() -> None:
+    # serve_http's signal handler (entrypoints/launcher.py, 0.23+) logs each step of the shutdown;
+    # it runs only once the HTTP server task does. The engine's own exit after it is the
+    # shutdown's, and the excerpt holds no other ready line.
+    shutdown = "(APIServer pid=100) INFO 11-30 07:45:00 [launcher.py:{}] [shutdown] API server: {}"
+    text = "\n".join(
+        [
+            "^C" + shutdown.format(256, "shutdown triggered"),
+            shutdown.format(271, "stopping engine client mode=abort timeout=0s"),
+            CORE + "EngineCore encountered a fatal error.",
+            shutdown.format(306, "shutting down FastAPI HTTP server"),
+        ]
+    )
+    report = diagnose(text)
+    assert (report.status, report.root_cause, report.diagnoses) == ("ready", None, ())
+
+
+def test_nccls_failed_cuda_call_beside_an_out_of_memory_is_the_out_of_memory() -> None:
+    # torch's DistBackendError for NCCL's `unhandled cuda error` says only that a CUDA call
+    # failed; the peer's out of memory in the same excerpt is that failure.
+    nccl = [
+        "torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
+        "NCCLUtils.cpp:77, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL "
+        "version 2.21.5",
+        "ncclUnhandledCudaError: Call to CUDA function failed.",
+        "Last error:",
+        "Cuda failure 2 'out of memory'",
+    ]
+    text = engine_failure(*nccl, prefix=WORKER)
+    alone = diagnose(text)
+    assert alone.root_cause == nccl[0]  # NCCL's own last error is the rest of its message
+    assert [d.id for d in alone.diagnoses] == ["out-of-memory"]
+    oom = WORKER.replace("TP1 pid=456", "TP0 pid=455") + TORCH_OOM
+    report = diagnose(text.replace(WORKER + nccl[0], oom + "\n" + WORKER + nccl[0]))
+    assert report.root_cause == TORCH_OOM
+    assert [d.id for d in report.diagnoses] == ["out-of-memory"]
+
+
+def test_a_module_of_another_package_named_after_vllm_is_not_vllms_line() -> None:
+    # A serving platform's or a framework's own logger (`<package>.backends.vllm`,
+    # `langchain_community.llms.vllm`) writes its own lines, not vLLM's.
+    text = (
+        "2025-05-01 12:00:00,000 - langchain_community.llms.vllm - ERROR - Could not reach the "
+        "server: Connection refused"
+    )
+    with pytest.raises(NotAVllmLog):
+        diagnose(text)
+    assert diagnose("INFO 05-01 12:00:00 [llm_engine.py:1] x\n" + text).status == "starting"
 
 
 def test_half_written_log_is_starting() -> None:

@@ -727,6 +727,38 @@ def test_a_log_indented_as_a_whole_and_a_ci_tput_reset() -> None:
     assert report.diagnoses[0].id == "gpu-memory-busy"
 
 
+@pytest.mark.parametrize("escape", ["ESC[", "\u241b[", "\\033[", "\\x1b[", "\\u001b[", "\\e["])
+def test_colour_codes_spelled_as_ci_viewers_and_source_text_write_them(escape: str) -> None:
+    # pytorch-175666's line with vLLM's colours around its process tag, ESC written out as a CI
+    # log viewer shows it (`ESC[0m`) or as a string escape (`\033[0m`).
+    free = next(
+        line
+        for line in excerpt("pytorch-175666-ci-free-memory").splitlines()
+        if "ValueError: Free memory" in line
+    )
+    tag = "(EngineCore_DP0 pid=6940) "
+    coloured = free.replace(tag, f"{escape}1;36m{tag.strip()}{escape}0;0m ") + f"{escape}0m"
+    report = diagnose(coloured)
+    assert report.status == "failed"
+    assert report.root_cause is not None and report.root_cause.startswith("ValueError: Free")
+    assert report.root_cause.endswith("other processes.")
+    assert report.diagnoses[0].id == "gpu-memory-busy"
+
+
+def test_v0s_kv_cache_message_cut_before_its_number() -> None:
+    # qanything-302's fastchat worker: vLLM's refusal behind `| ERROR | stderr | `, the paste cut
+    # inside the message; the words that say it are there.
+    prefix = lines_of("qanything-302-fastchat-gpu-blocks-0", 2)[0].split("Traceback")[0]
+    cut = (
+        "ValueError: The model's max seq len (8192) is larger than the maximum number of tokens "
+        "that can be stor"
+    )
+    report = diagnose("\n".join([prefix + "Traceback (most recent call last):", prefix + cut]))
+    assert (report.status, report.root_cause) == ("failed", cut)
+    assert report.diagnoses[0].id == "kv-cache-too-small"
+    assert "8192 tokens" in report.diagnoses[0].title.text()
+
+
 @pytest.mark.parametrize(
     "prefix",
     [

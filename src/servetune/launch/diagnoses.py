@@ -211,6 +211,15 @@ _PATTERNS: tuple[_Pattern, ...] = (
         variant="model-type",
         printer="transformers",
     ),
+    # A GGUF file whose architecture the release's GGUF loader cannot map to a model: vLLM's
+    # loader (`_get_gguf_weights_map`, 0.5.5 on) or transformers' `load_gguf_checkpoint`, which
+    # vLLM calls to read the config out of the file.
+    _p("gguf-arch-unsupported", r"Unknown gguf model_type: (?P<model_type>[\w.-]+)"),
+    _p(
+        "gguf-arch-unsupported",
+        r"GGUF model with architecture (?P<model_type>[\w.-]+) is not supported yet",
+        printer="transformers",
+    ),
     _p(
         "architecture-unsupported",
         r"Model architectures? (?P<arch>\[[^\]]*\]|\S+) (?:are|is) not supported",
@@ -358,6 +367,8 @@ _PATTERNS: tuple[_Pattern, ...] = (
     _p(
         "kv-cache-too-small",
         r"To serve at least one request with the models?'s max seq len \((?P<max_model_len>\d+)\)",
+        # V0's message cut before its number (a paste, a line a viewer shortened)
+        r"max seq len \((?P<max_model_len>\d+)\) is larger than the maximum number of tokens",
     ),
     _p(
         "weights-dont-fit",

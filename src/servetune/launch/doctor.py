@@ -210,7 +210,15 @@ def _real_exception(line: LogLine) -> bool:
     )
 
 
-def _exception_cause(lines: Sequence[LogLine]) -> str | None:
+# NCCL's `unhandled cuda error` (torch's `DistBackendError: NCCL error in: ..., unhandled cuda
+# error`) says only that a CUDA call NCCL made failed; where the excerpt also holds a CUDA out of
+# memory (a peer's exception, NCCL's `Cuda failure 'out of memory'`), that is the call's failure.
+_CUDA_CONSEQUENCE = re.compile(
+    r"NCCL error.*unhandled cuda error|\bncclUnhandledCudaError\b|NCCL_ERROR_UNHANDLED_CUDA"
+)
+
+
+def _first_cause(lines: Sequence[LogLine]) -> str | None:
     """The last real exception before the first wrapper, else the last real one at all."""
     wrapper = next(
         (i for i, line in enumerate(lines) if line.loud and vllm_log.is_wrapper(line.text)), None
@@ -221,6 +229,24 @@ def _exception_cause(lines: Sequence[LogLine]) -> str | None:
                 return line.text.strip()
     real = [line.text.strip() for line in lines if _real_exception(line)]
     return real[-1] if real else None
+
+
+def _exception_cause(lines: Sequence[LogLine]) -> str | None:
+    """`_first_cause`, or the out of memory behind it when it is NCCL's failed CUDA call: an
+    exception, else an error line that says it (NCCL's own `Last error: Cuda failure 'out of
+    memory'` is the rest of its message: the NCCL error stays the cause)."""
+    cause = _first_cause(lines)
+    if cause is None or _CUDA_CONSEQUENCE.search(cause) is None:
+        return cause
+    ooms = [
+        line
+        for line in lines
+        if line.loud and log_facts.OOM.search(line.text) and "Cuda failure" not in line.text
+    ]
+    exceptions = [line for line in ooms if _real_exception(line)]
+    errors = [line for line in ooms if line.level in ("ERROR", "CRITICAL")]
+    oom = next(iter(exceptions or errors), None)
+    return cause if oom is None else oom.text.strip()
 
 
 def _is_source(lines: Sequence[LogLine], index: int, *, by_place: bool = True) -> bool:

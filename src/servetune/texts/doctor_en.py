@@ -243,6 +243,14 @@ TEXTS: dict[str, str] = {
     "architecture-unsupported.fix": "Check vLLM's supported-models list: upgrade vLLM for newer "
     "models, try `--model-impl transformers`, or add `--trust-remote-code` for models with "
     "their own code.",
+    "gguf-arch-unsupported.title": "This vLLM's GGUF loader does not know the architecture "
+    "{model_type}",
+    "gguf-arch-unsupported.why": "A GGUF file names its architecture in its own words, and the "
+    "loader of this release (vLLM's, or transformers' that vLLM reads the config with) has no "
+    "mapping for {model_type}: loading stops before any weight is read.",
+    "gguf-arch-unsupported.fix": "Upgrade vLLM (and transformers) to a release whose GGUF loader "
+    "knows {model_type} (`servetune check` says which), or serve the original safetensors "
+    "checkpoint or an AWQ/GPTQ one of it.",
     "architecture-unsupported:dropped.title": "vLLM dropped {arch} after v{until}",
     "architecture-unsupported:dropped.why": "This architecture was removed from vLLM; this "
     "release cannot load it.",

@@ -225,6 +225,13 @@ TEXTS: dict[str, str] = {
     "architecture-unsupported.why": "vLLM 沒有這個模型架構的實作，或是匯入它的時候失敗了。",
     "architecture-unsupported.fix": "查看 vLLM 的支援模型清單：較新的模型請升級 vLLM，也可以試試 "
     "`--model-impl transformers`；模型自帶程式碼的話，加上 `--trust-remote-code`。",
+    "gguf-arch-unsupported.title": "這個版本 vLLM 的 GGUF 載入器不認得 {model_type} 架構",
+    "gguf-arch-unsupported.why": "GGUF 檔用自己的名稱標示架構，而這個版本的載入器"
+    "（vLLM 的，或 vLLM 用來讀取設定的 transformers 的）沒有 {model_type} 的對應："
+    "還沒讀任何權重就停止載入了。",
+    "gguf-arch-unsupported.fix": "把 vLLM（和 transformers）升級到 GGUF 載入器認得 "
+    "{model_type} 的版本（`servetune check` 會說是哪一版），或改用原本的 safetensors "
+    "檢查點，或它的 AWQ/GPTQ 版本。",
     "architecture-unsupported:dropped.title": "vLLM 在 v{until} 之後就不再支援 {arch}",
     "architecture-unsupported:dropped.why": "這個架構已經從 vLLM 移除，這個版本無法載入它。",
     "architecture-unsupported:dropped.fix": "用 vLLM {until} 或更舊的版本來跑這個模型，或改用較新"

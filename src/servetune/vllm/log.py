@@ -80,10 +80,14 @@ __all__ = [
 # up: uvicorn's `Server._serve` returns right after a startup that failed, so its shutdown lines
 # (`Shutting down`, `Waiting for application shutdown.`, `Application shutdown complete.`,
 # `Finished server process [N]`) follow only a completed startup; vLLM's `serve_http` logs
-# "Shutting down FastAPI HTTP server." when a signal cancels the server it started (0.5-0.10).
+# "Shutting down FastAPI HTTP server." when a signal cancels the server it started (0.5-0.10);
+# from 0.23 its signal handler, installed once the HTTP server task runs, logs the steps of that
+# shutdown as `[shutdown] API server: shutdown triggered`, `... stopping engine client mode=...`,
+# `... shutting down FastAPI HTTP server` (entrypoints/launcher.py, launchers/ in 0.33).
 _SERVER_END = (
     r"^(?:Shutting down|Waiting for application shutdown\.|Application shutdown complete\."
-    r"|Finished server process \[\d+\]|Shutting down FastAPI HTTP server\.)$"
+    r"|Finished server process \[\d+\]|Shutting down FastAPI HTTP server\."
+    r"|\[shutdown\] API server: .+)$"
 )
 _READY = re.compile(
     r"Application startup complete|Starting vLLM (?:API )?server(?: \d+)? on https?://"
@@ -350,8 +354,10 @@ def unrecovered_error(lines: Sequence[LogLine]) -> LogLine | None:
 # the word vllm as a name of its own (its files and modules in a traceback, `/usr/bin/vllm`, the
 # `vllm serve` command, its banner, a wrapper's "vLLM config: {...}", a container or pod the
 # platform named after it), argparse's lines with its program, its engine's wrappers and its
-# stats line. Other servers (SGLang's `[2025-02-09 21:23:00 TP2] `, TGI's
-# `text_generation_launcher`, a plain uvicorn app) print none of these.
+# stats line; never a module of another package named after it (`langchain_community.llms.vllm`,
+# a serving platform's `<its package>.backends.vllm` logger: that package's own lines). Other
+# servers (SGLang's `[2025-02-09 21:23:00 TP2] `, TGI's `text_generation_launcher`, a plain
+# uvicorn app) print none of these.
 _VLLM_PREFIX = (
     rf"(?:^|\s)(?:{LEVELS}) (?:\d{{4}}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? "
     r"\[?[\w./-]+\.py:\d+\]"
@@ -359,7 +365,7 @@ _VLLM_PREFIX = (
 _VLLM_MARK = re.compile(
     _VLLM_PREFIX
     + r"|\((?:APIServer|ApiServer|EngineCore|VllmWorker|Worker|RayWorker)\w*(?: rank=\d+)? pid=\d+"
-    r"|(?i:\bvllm\b)|\bvllm_version\b"
+    r"|(?<!\w\.)(?i:\bvllm\b)|\bvllm_version\b"
     r"|Engine core initialization failed|EngineCore failed to start|EngineDeadError"
     r"|Engine process failed to start|Avg prompt throughput: "
 )

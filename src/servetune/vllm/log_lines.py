@@ -7,15 +7,15 @@ nothing else), vLLM's process tags (`(EngineCore_DP0 pid=1) `, `(VllmWorker rank
 Ray's (`(RayWorkerWrapper pid=3, ip=10.0.0.1) `) and its de-duplication suffix (`[repeated 7x
 across cluster]`), torch's `[rank0]: `, and the level/time/file prefix of vLLM, NVIDIA NIM,
 uvicorn, glog and Python logging. Records a collector wrapped are unwrapped first: JSON lines,
-and CloudWatch's CSV export (`1756144012376,"a message, with ""quotes"" doubled"`). Colour
-codes go, also spelled out as text the way pastes and collectors write them: caret notation
-(`^[[1;36m`, `^M`) and syslog's octal escapes (`#033[1;36m`, `#015`). Libraries beside vLLM write
-their own level prefix: oneCCL (`2025:03:13-10:36:27:(  636) |CCL_ERROR| `, Intel GPUs). A prefix
-no rule knows (a user's own sidecar logger) goes when vLLM's full logger prefix or uvicorn's
-padded level follows it on the line, and, once two such lines show it, from every line that
-starts with the same prefix (its digits and its stream aside): a traceback behind it. An
-indentation every line shares (a paste inside a Markdown list) goes, and so does the terminal's
-`^C` echo glued to the front of a line.
+and CloudWatch's CSV export (`1756144012376,"a message, with ""quotes"" doubled"`). Colour codes
+go, also spelled out as text the way pastes and collectors write them: caret notation
+(`^[[1;36m`, `^M`), syslog's octal escapes (`#033[1;36m`, `#015`), CI viewers' `ESC[0m` and
+source-text escapes (`\\033[0m`). Libraries beside vLLM write their own level prefix: oneCCL
+(`2025:03:13-10:36:27:(  636) |CCL_ERROR| `, Intel GPUs). A prefix no rule knows (a user's own
+sidecar logger) goes when vLLM's full logger prefix or uvicorn's padded level follows it on the
+line, and, once two such lines show it, from every line that starts with the same prefix (its
+digits and its stream aside): a traceback behind it. An indentation every line shares (a paste
+inside a Markdown list) goes, and so does the terminal's `^C` echo glued to the front of a line.
 """
 
 from __future__ import annotations
@@ -27,12 +27,15 @@ from dataclasses import dataclass, replace
 
 # Colour codes, and the HTML a rich terminal viewer turns them into when copied. Pastes and
 # collectors spell ESC and CR out as text: caret notation (`^[[1;36m` ... `^M`, what `cat -v` and
-# many terminals copy) and syslog's octal escapes (`#033[1;36m` ... `#015`, rsyslog's
-# control-character escaping, kept by CloudWatch exports). And the terminal's echo of Ctrl-C
-# (`^C`), glued to the front of the next line vLLM prints.
+# many terminals copy), syslog's octal escapes (`#033[1;36m` ... `#015`, rsyslog's
+# control-character escaping, kept by CloudWatch exports), the name CI log viewers and editors
+# show (`ESC[0m`, the control picture `␛[0m`) and the string escapes of a log written as source
+# text (`\033[0m`, `\x1b[0m`, `\u001b[0m`, `\e[0m`). And the terminal's echo of Ctrl-C (`^C`),
+# glued to the front of the next line vLLM prints.
 # `ESC ( B` selects the character set back (tput sgr0 prints it before `ESC [ m`).
 _ANSI = re.compile(
-    r"(?:\x1b|\^\[|#033)(?:\[[0-9;]*[A-Za-z]|\([AB0-2])|</?(?:font|b|span)\b[^>]*>"
+    r"(?:\x1b|\^\[|#033|ESC|\u241b|\\(?:033|x1[bB]|u001[bB]|e))(?:\[[0-9;]*[A-Za-z]|\([AB0-2])"
+    r"|</?(?:font|b|span)\b[^>]*>"
     r"|(?:\^M|#015)+$|^(?:\^C)+"
 )
 LEVELS = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL"
