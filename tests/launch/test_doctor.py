@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from servetune import texts
-from servetune.errors import NotAVllmLog
 from servetune.launch.doctor import DoctorReport, diagnose
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "vllm-logs"
@@ -393,18 +392,6 @@ def test_nccls_failed_cuda_call_beside_an_out_of_memory_is_the_out_of_memory() -
     report = diagnose(text.replace(WORKER + nccl[0], oom + "\n" + WORKER + nccl[0]))
     assert report.root_cause == TORCH_OOM
     assert [d.id for d in report.diagnoses] == ["out-of-memory"]
-
-
-def test_a_module_of_another_package_named_after_vllm_is_not_vllms_line() -> None:
-    # A serving platform's or a framework's own logger (`<package>.backends.vllm`,
-    # `langchain_community.llms.vllm`) writes its own lines, not vLLM's.
-    text = (
-        "2025-05-01 12:00:00,000 - langchain_community.llms.vllm - ERROR - Could not reach the "
-        "server: Connection refused"
-    )
-    with pytest.raises(NotAVllmLog):
-        diagnose(text)
-    assert diagnose("INFO 05-01 12:00:00 [llm_engine.py:1] x\n" + text).status == "starting"
 
 
 def test_half_written_log_is_starting() -> None:

@@ -354,10 +354,8 @@ def unrecovered_error(lines: Sequence[LogLine]) -> LogLine | None:
 # the word vllm as a name of its own (its files and modules in a traceback, `/usr/bin/vllm`, the
 # `vllm serve` command, its banner, a wrapper's "vLLM config: {...}", a container or pod the
 # platform named after it), argparse's lines with its program, its engine's wrappers and its
-# stats line; never a module of another package named after it (`langchain_community.llms.vllm`,
-# a serving platform's `<its package>.backends.vllm` logger: that package's own lines). Other
-# servers (SGLang's `[2025-02-09 21:23:00 TP2] `, TGI's `text_generation_launcher`, a plain
-# uvicorn app) print none of these.
+# stats line. Other servers (SGLang's `[2025-02-09 21:23:00 TP2] `, TGI's
+# `text_generation_launcher`, a plain uvicorn app) print none of these.
 _VLLM_PREFIX = (
     rf"(?:^|\s)(?:{LEVELS}) (?:\d{{4}}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? "
     r"\[?[\w./-]+\.py:\d+\]"
@@ -365,7 +363,7 @@ _VLLM_PREFIX = (
 _VLLM_MARK = re.compile(
     _VLLM_PREFIX
     + r"|\((?:APIServer|ApiServer|EngineCore|VllmWorker|Worker|RayWorker)\w*(?: rank=\d+)? pid=\d+"
-    r"|(?<!\w\.)(?i:\bvllm\b)|\bvllm_version\b"
+    r"|(?i:\bvllm\b)|\bvllm_version\b"
     r"|Engine core initialization failed|EngineCore failed to start|EngineDeadError"
     r"|Engine process failed to start|Avg prompt throughput: "
 )
