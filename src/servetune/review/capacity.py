@@ -20,6 +20,7 @@ from servetune.review.kv_cache import (
     kv_bytes_per_token_layer,
     kv_layers,
     mla_latent_cached,
+    sliding_capacity,
 )
 from servetune.review.model import ModelFacts
 from servetune.review.settings import GIB, Settings, is_multimodal
@@ -188,8 +189,7 @@ def _kv_capacity(
     elif compressed is not None and length:
         tokens, concurrency = compressed.capacity(int(kv_bytes), length)
     elif per_seq and model.sliding_layers and length:
-        concurrency = kv_bytes / per_seq
-        tokens = int(kv_bytes / per_seq * length)
+        tokens, concurrency = sliding_capacity(model, settings, kv_bytes, length, version)
     else:
         tokens = int(kv_bytes // (per_token * block)) * block
         concurrency = tokens / length if length else None
@@ -222,7 +222,7 @@ def _memory(
 ) -> _Memory:
     """Weights, reserve and budget, and what is left for the KV cache: its central value and
     its range with every uncertain term at one end (group-quant layouts +-3% of the weights)."""
-    total_bytes += tower_weight_bytes(model)  # on the first pipeline stage, split by TP
+    total_bytes += tower_weight_bytes(model, settings)  # on the first pipeline stage, split by TP
     ranks = settings.tensor_parallel_size * settings.pipeline_parallel_size
     weights = total_bytes / ranks / GIB
     if settings.expert_parallel and settings.data_parallel_size > 1:

@@ -110,7 +110,10 @@ _IMAGE_LIMIT = re.compile(r"""["']?image["']?\s*[:=]\s*(\d+)""")
 
 def _images_per_prompt(command: ServeCommand) -> int:
     """The image count of `--limit-mm-per-prompt`, spelt `image=12,video=0` (to 0.9) or as JSON
-    (`{"image": 12}`); 1, vLLM's default, when it is not given."""
+    (`{"image": 12}`); 1, vLLM's default, when it is not given; none with
+    `--language-model-only` (0.17+), which leaves the vision tower out."""
+    if command.switch("--language-model-only"):
+        return 0
     found = _IMAGE_LIMIT.search(command.text("--limit-mm-per-prompt") or "")
     return int(found.group(1)) if found else 1
 
@@ -123,6 +126,7 @@ def _pooling(command: ServeCommand) -> bool:
 
 
 _V1_DEFAULTS_FROM = "0.8.0"
+_A100_EXCLUDED_FROM = "0.9.0"
 _UNCHUNKED_FLOOR = 2048  # without chunked prefill: max(max_model_len, 2048) tokens a step
 
 
@@ -142,14 +146,15 @@ def batch_defaults(version: str, gpu: GpuSpec | None) -> tuple[int, int, Reason]
 
 
 def _v1_batch_defaults(version: str, gpu: GpuSpec | None) -> tuple[int, int, Reason]:
-    """V1's usage-context defaults (0.8+), larger on big GPUs."""
+    """V1's usage-context defaults (0.8+), larger on big GPUs; from 0.9 not on an A100, whose
+    throughput the larger step lowered (arg_utils `"a100" not in device_name`, vllm#17885)."""
     if gpu is None:
         return 2048, 256, Reason("default.batch.unknown-gpu")
     memory = gpu.memory_gib
     is_a100 = "a100" in gpu.name.lower()
     if version_at_least(version, "0.33.0") and memory >= 160:
         return 16384, 1024, Reason("default.batch.160gib", version=version)
-    if version_at_least(version, "0.11.0"):
+    if version_at_least(version, _A100_EXCLUDED_FROM):
         if memory >= 70 and not is_a100:
             return 8192, 1024, Reason("default.batch.70gib-not-a100", version=version, gpu=gpu.name)
         return 2048, 256, Reason("default.batch.gpu", version=version, gpu=gpu.name)
