@@ -237,8 +237,9 @@ def _add_sourced(models: dict[str, dict[str, object]], sources: dict[str, str]) 
     for entry in listed["models"]:
         base = dict(models[entry["like"]]) if "like" in entry else {}
         config = {**base, **_resolve(entry["config"], models)}
-        if "text_config" in entry["config"] and "text_config" in base:
-            config["text_config"] = {**base["text_config"], **entry["config"]["text_config"]}
+        for nested in ("text_config", "vision_config"):  # an entry's own keys over its base's
+            if nested in entry["config"] and nested in base:
+                config[nested] = {**base[nested], **entry["config"][nested]}
         models[entry["id"]] = config
         sources[entry["id"]] = entry["source"]
     _apply_checks(models, sources)  # before the variants, which copy their base's config

@@ -129,3 +129,59 @@ def test_mllama_items_follow_v0_sequences() -> None:
         "0.6.6",
     )
     assert profiled_items(model.vision, two.settings, "0.6.6") == 16
+
+
+def test_the_qwen3_5_tower_is_read_from_the_catalogs_vision_config() -> None:
+    """Qwen3.6-35B-A3B's vision_config (depth 27, hidden 1152, intermediate 4304, patch 16, 2304
+    position embeddings): 16,777,216 pixels are 256 x 256 patches of 16 px, 16,384 tokens."""
+    moe = find_model("Qwen/Qwen3.6-35B-A3B")
+    dense = find_model("Qwen/Qwen3.5-27B")
+    wide = find_model("Qwen/Qwen3.5-397B-A17B")
+    assert moe is not None and moe.vision is not None
+    assert dense is not None and dense.vision is not None
+    assert wide is not None and wide.vision is not None
+    assert (moe.vision.layers, moe.vision.hidden, moe.vision.patch) == (27, 1152, 16)
+    assert not moe.vision.gated_mlp and moe.vision.deepstack == 0
+    assert positions_per_item(moe.vision) == 65536
+    assert llm_tokens_per_item(moe.vision) == 16384
+    # the projector writes each model's own hidden size
+    assert (moe.vision.out_hidden, dense.vision.out_hidden, wide.vision.out_hidden) == (
+        2048,
+        5120,
+        4096,
+    )
+    # 27 blocks, the merger, the patch embedding and the 2304-entry position table, 16-bit
+    assert tower_weight_bytes(moe) / GIB == pytest.approx(0.83, abs=0.01)
+
+
+def test_qwen3_6_35b_nvfp4_on_a_5090_profiles_its_tower() -> None:
+    """club-3090#652: NVFP4 Qwen3.6-35B-A3B on one RTX 5090, 0.24.0, two images a prompt: vLLM
+    logged 6.01 GiB of KV cache; without the tower's weights and its pass at one 16,384-token
+    image the estimate was 2.6 GiB above it."""
+    record = _record("club3090-652-qwen36-35b-a3b-nvfp4-5090", "memory")
+    est = _review(record["command"], record["gpus"], record["vllm_version"]).estimate
+    assert est is not None and est.kv_available_gib_per_gpu is not None
+    assert est.encoder_items == 1
+    assert est.kv_available_gib_per_gpu == pytest.approx(record["logged"]["kv_cache_gib"], rel=0.1)
+    assert "encoder-profile" in est.notes
+
+
+def test_language_model_only_leaves_the_tower_out() -> None:
+    base = "vllm serve Qwen/Qwen3.6-35B-A3B --max-model-len 32768"
+    with_tower = _review(base, "1xH100-80GB", "0.24.0").estimate
+    without = _review(f"{base} --language-model-only", "1xH100-80GB", "0.24.0").estimate
+    assert with_tower is not None and without is not None
+    assert with_tower.encoder_items == 1 and not without.encoder_items
+    tower = with_tower.weights_gib_per_gpu - without.weights_gib_per_gpu
+    assert tower == pytest.approx(0.83, abs=0.01)
+
+
+def test_qwen_vision_attention_gathers_over_tp_only_before_0_12() -> None:
+    """Qwen2.5-VL's vision attention all-gathered q, k, v over the TP ranks until 0.11
+    (`all_gather_interleave`); from 0.12 each rank keeps its heads."""
+    command = "vllm serve Qwen/Qwen2.5-VL-72B-Instruct --tensor-parallel-size 4"
+    old = _review(command, "4xH100-80GB", "0.11.0").estimate
+    new = _review(command, "4xH100-80GB", "0.12.0").estimate
+    assert old is not None and new is not None
+    assert old.encoder_gib_per_gpu is not None and new.encoder_gib_per_gpu is not None
+    assert new.encoder_gib_per_gpu < old.encoder_gib_per_gpu

@@ -22,6 +22,7 @@ from servetune.review.kv_cache import (
     kv_bytes_per_token_layer,
     kv_layers,
     mla_latent_cached,
+    sliding_capacity,
 )
 from servetune.review.model import ModelFacts
 from servetune.review.pipeline_stages import Stage
@@ -191,8 +192,7 @@ def _kv_capacity(
     elif compressed is not None and length:
         tokens, concurrency = compressed.capacity(int(kv_bytes), length)
     elif per_seq and model.sliding_layers and length:
-        concurrency = kv_bytes / per_seq
-        tokens = int(kv_bytes / per_seq * length)
+        tokens, concurrency = sliding_capacity(model, settings, kv_bytes, length, version)
     else:
         tokens = int(kv_bytes // (per_token * block)) * block
         concurrency = tokens / length if length else None
@@ -332,7 +332,11 @@ def estimate(
         )
         mem = staged.memory
     else:
-        weights = (total_bytes + tower_weight_bytes(model)) / settings.tensor_parallel_size / GIB
+        weights = (
+            (total_bytes + tower_weight_bytes(model, settings))
+            / settings.tensor_parallel_size
+            / GIB
+        )
         if settings.expert_parallel and settings.data_parallel_size > 1:
             # Expert parallelism spreads the routed experts over every DP x TP rank (vLLM's
             # FusedMoE: ep_size = dp_size x tp_size); the rest is replicated per DP rank.

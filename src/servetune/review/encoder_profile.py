@@ -16,6 +16,11 @@ item at its largest (most tiles, most pixels):
   (`compute_encoder_budget`), and keeps their embeddings (the encoder cache) through the
   decoder's pass. An item is an image at the processor's max_pixels (12,845,056: 65,536 patches
   of 14 px, 16,384 LLM tokens after the 2 x 2 merge); vision attention runs on FlashAttention.
+- Qwen3.5 / Qwen3.6 load Qwen3-VL's vision transformer (`Qwen3_VisionTransformer`) and are
+  profiled as Qwen2.5-VL on V1: an image at 16,777,216 pixels is 65,536 patches of 16 px, 16,384
+  tokens; its MLP has two matrices (fc1, GELU, fc2) and its interpolated position embeddings stay
+  alive through the layers. `--limit-mm-per-prompt` 0 for every modality, or
+  `--language-model-only`, leaves the tower out (`_mark_tower_model`).
 The pass's peak is counted per position from what the layers hold (below); the tower's weights
 are counted too (the text arithmetic leaves them out).
 """
@@ -31,10 +36,8 @@ from servetune.review.vision_tower import VisionTower
 from servetune.vllm.flags import version_at_least
 
 _V1_FROM = "0.8.0"
+_QWEN_GATHER_UNTIL = "0.12.0"  # Qwen2.5-VL's vision attention all-gathers q, k, v before it
 _V0_MAX_NUM_SEQS = 256  # EngineArgs.max_num_seqs on V0
-# Qwen2-VL / Qwen2.5-VL's image processor (preprocessor_config.json `max_pixels`), which vLLM's
-# profiler sizes its dummy image with (`get_image_size_with_most_features`).
-_QWEN_MAX_PIXELS = 12845056
 _QWEN_TEMPORAL_PATCH = 2  # frames per patch (an image is padded to two)
 _CHANNELS = 3
 # Pixel values arrive as float32 and are cast to the model's dtype: 6 bytes, 3 two-byte values.
@@ -75,7 +78,8 @@ def _tile_patches(tower: VisionTower) -> int:
 
 
 def _qwen_patches(tower: VisionTower) -> int:
-    side = math.isqrt(_QWEN_MAX_PIXELS) // (tower.patch * tower.merge) * tower.merge
+    """Patches of the largest image at the processor's max_pixels (VisionTower.max_pixels)."""
+    side = math.isqrt(tower.max_pixels) // (tower.patch * tower.merge) * tower.merge
     return side * side
 
 
@@ -112,18 +116,23 @@ def _v0_max_num_seqs(settings: Settings, version: str | None) -> int:
     return settings.max_num_seqs
 
 
-def _values_per_position(tower: VisionTower, tp: int) -> float:
+def _values_per_position(tower: VisionTower, tp: int, version: str | None) -> float:
     """Two-byte values alive per encoder position at the pass's peak."""
     d, inner = tower.hidden, tower.intermediate / tp
     if tower.family == "mllama":
         # the mask's row, the kept layer outputs, a layer's input, residual and norm, fc1 + act
         mask = positions_per_item(tower)
         return (mask + (tower.kept_layers + 3) * d + 2 * inner) * _MLLAMA_FITTED
-    # Qwen: attention gathers q, k, v over the TP ranks (all_gather, then a copy per rank)
-    attention = 2 * d + 3 * d / tp + (6 * d if tp > 1 else 0)
+    # Qwen: before 0.12 attention gathers q, k, v over the TP ranks (`all_gather_interleave`,
+    # then a copy per rank); from 0.12 each rank keeps its own heads.
+    gathered = tp > 1 and (version is None or not version_at_least(version, _QWEN_GATHER_UNTIL))
+    attention = 2 * d + 3 * d / tp + (6 * d if gathered else 0)
     mlp = 3 * d + (3 if tower.gated_mlp else 2) * inner
     pixels = _CHANNELS * _QWEN_TEMPORAL_PATCH * tower.patch * tower.patch * _PIXEL_VALUES
-    return max(attention, mlp) + pixels
+    # Qwen3's learned position embeddings, interpolated onto every patch, stay in the encoder
+    # metadata through every layer (`prepare_encoder_metadata`, "pos_embeds").
+    positions = d if tower.position_table else 0
+    return max(attention, mlp) + pixels + positions
 
 
 def encoder_peak(model: ModelFacts, settings: Settings, version: str | None) -> EncoderPeak | None:
@@ -134,16 +143,20 @@ def encoder_peak(model: ModelFacts, settings: Settings, version: str | None) -> 
     items = profiled_items(tower, settings, version)
     tp = settings.tensor_parallel_size
     positions = items * positions_per_item(tower)
-    peak = positions * _values_per_position(tower, tp) * 2 / GIB
-    kept = items * llm_tokens_per_item(tower) * tower.out_hidden * 2 / GIB
+    peak = positions * _values_per_position(tower, tp, version) * 2 / GIB
+    # What the encoder cache keeps: the merger's output, with Qwen3-VL's deepstack mergers'
+    # concatenated to it (out_hidden x (1 + deepstack) per token).
+    width = tower.out_hidden * (1 + tower.deepstack)
+    kept = items * llm_tokens_per_item(tower) * width * 2 / GIB
     return EncoderPeak(peak, kept, items)
 
 
-def tower_weight_bytes(model: ModelFacts) -> int:
+def tower_weight_bytes(model: ModelFacts, settings: Settings | None = None) -> int:
     """The vision tower's and projector's weights (16-bit, as checkpoints keep them: quantized
-    checkpoints leave the tower unquantized)."""
+    checkpoints leave the tower unquantized); none when `settings` serve no image, which leaves
+    the tower unloaded."""
     tower = model.vision
-    if tower is None:
+    if tower is None or (settings is not None and settings.images_per_prompt <= 0):
         return 0
     d = tower.hidden
     layer = 4 * d * d + (3 if tower.gated_mlp else 2) * d * tower.intermediate
@@ -152,6 +165,8 @@ def tower_weight_bytes(model: ModelFacts) -> int:
         params += tower.projector_in * tower.out_hidden + _CHANNELS * tower.patch**2 * d
         params += (_MLLAMA_ASPECT_RATIOS * tower.tiles + 1) * _tile_patches(tower) * d
     else:
-        params += tower.projector_in * (tower.projector_in + tower.out_hidden)
+        mergers = 1 + tower.deepstack
+        params += mergers * tower.projector_in * (tower.projector_in + tower.out_hidden)
         params += _CHANNELS * _QWEN_TEMPORAL_PATCH * tower.patch**2 * d
+        params += tower.position_table * d
     return params * 2

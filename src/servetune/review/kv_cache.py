@@ -120,6 +120,28 @@ def kv_bytes_per_sequence(
     return full_bytes + sliding * per_layer * (math.ceil(held / block) + 1) * block
 
 
+def sliding_capacity(
+    model: ModelFacts, settings: Settings, kv_bytes: float, length: int, version: str | None
+) -> tuple[int, float]:
+    """(the "GPU KV cache size" vLLM logs, sequences of `length` that fit) for a model with
+    sliding-window layers. The hybrid manager groups layers by type into groups of the smaller
+    type's count, one page per group in each of group_size tensors
+    (`_get_kv_cache_config_uniform_page_size`); before 0.21 it logs num_blocks // groups x the
+    block size, as if every layer held every token (gpt-oss at TP 4, 0.10.1.1: 45.32 GiB, 2.64M
+    tokens), and from 0.21 concurrency x max_model_len, the window's saving counted."""
+    concurrency = kv_bytes / kv_bytes_per_sequence(model, settings, length, version)
+    if version is None or version_at_least(version, _CONCURRENCY_TOKENS_FROM):
+        return int(concurrency * length), concurrency
+    sliding = _layers_per_gpu(model.sliding_layers, settings)
+    full = kv_layers(model, settings) - sliding
+    group = min(full, sliding) or max(full, sliding, 1)
+    groups = math.ceil(full / group) + math.ceil(sliding / group)
+    block = settings.block_size
+    page = block * kv_bytes_per_token_layer(model, settings, version)
+    blocks = int(kv_bytes) // (page * group) if page else 0
+    return blocks // groups * block, concurrency
+
+
 # --- hybrid models: attention KV beside linear-attention state, in one block pool --------------
 # vLLM's hybrid KV cache manager (V1) keeps Gated DeltaNet state (Qwen3-Next, Qwen3.5/3.6/3.8) in
 # the same pool as the attention KV: one state per sequence, not per token. To share one page

@@ -83,7 +83,9 @@ def stages(
     for index, count in enumerate(split):
         first, last = index == 0, index == pp - 1
         own = body * count / layers if layers else body / pp
-        own += (matrix + tower_weight_bytes(model) if first else 0) + (matrix if last else 0)
+        own += (matrix + tower_weight_bytes(model, settings) if first else 0) + (
+            matrix if last else 0
+        )
         ranks = cards[index * tp : (index + 1) * tp] if laid_out else ()
         card = min(ranks, key=lambda c: c.memory_gib) if ranks else gpu
         found.append(Stage(index, count, own / tp, card, first, last))

@@ -112,7 +112,10 @@ _IMAGE_LIMIT = re.compile(r"""["']?image["']?\s*[:=]\s*(\d+)""")
 
 def _images_per_prompt(command: ServeCommand) -> int:
     """The image count of `--limit-mm-per-prompt`, spelt `image=12,video=0` (to 0.9) or as JSON
-    (`{"image": 12}`); 1, vLLM's default, when it is not given."""
+    (`{"image": 12}`); 1, vLLM's default, when it is not given; none with
+    `--language-model-only` (0.17+), which leaves the vision tower out."""
+    if command.switch("--language-model-only"):
+        return 0
     found = _IMAGE_LIMIT.search(command.text("--limit-mm-per-prompt") or "")
     return int(found.group(1)) if found else 1
 

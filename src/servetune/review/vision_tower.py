@@ -18,7 +18,8 @@ def _int(config: Mapping[str, object], *keys: str) -> int | None:
 @dataclass(frozen=True)
 class VisionTower:
     """A vision encoder's shape (`vision_config`), which fixes what vLLM's startup profile runs
-    through it. `family` is the checkpoint's model_type (mllama, qwen2_vl, qwen2_5_vl)."""
+    through it. `family` is the checkpoint's model_type (mllama, qwen2_vl, qwen2_5_vl, qwen3_5,
+    qwen3_5_moe)."""
 
     family: str
     hidden: int
@@ -32,6 +33,9 @@ class VisionTower:
     out_hidden: int  # what the projector writes per token (the LLM's hidden size)
     projector_in: int  # what the projector reads per token
     gated_mlp: bool  # SwiGLU (three matrices) rather than fc1/act/fc2
+    max_pixels: int = 0  # the processor's largest image, which the profile's dummy image takes
+    position_table: int = 0  # learned position embeddings, interpolated onto every patch
+    deepstack: int = 0  # extra mergers whose outputs join the final one (Qwen3-VL)
 
 
 # Vision towers of the families whose profile is modelled, for configs that leave vision_config
@@ -70,13 +74,38 @@ _VISION_DEFAULTS: dict[str, dict[str, object]] = {
 }
 
 
+# Qwen3-VL's vision transformer (vLLM `Qwen3_VisionTransformer`), which Qwen3.5 and Qwen3.6
+# (Qwen3_5ForConditionalGeneration, Qwen3_5MoeForConditionalGeneration) load too: read only from
+# a checkpoint's own vision_config (the catalog's entries of the family carry it), no defaults.
+_VISION_FROM_CONFIG = frozenset({"qwen3_5", "qwen3_5_moe"})
+# The image processor's max_pixels (preprocessor_config.json), which vLLM's profile sizes its
+# dummy image with (`get_image_size_with_most_features`): Qwen2-VL and Qwen2.5-VL's `max_pixels`
+# 12,845,056; Qwen3.5/3.6's `size.longest_edge` 16,777,216 (Qwen3.6-35B-A3B's published
+# preprocessor_config, search index id 57034692230: patch 16, merge 2, shortest_edge 65,536).
+_MAX_PIXELS = {
+    "mllama": 0,
+    "qwen2_vl": 12845056,
+    "qwen2_5_vl": 12845056,
+    "qwen3_5": 16777216,
+    "qwen3_5_moe": 16777216,
+}
+
+
+def _vision_config(config: Mapping[str, object], family: str) -> dict[str, object] | None:
+    given = config.get("vision_config")
+    if family in _VISION_FROM_CONFIG:
+        return dict(given) if isinstance(given, dict) and given else None
+    if family not in _VISION_DEFAULTS:
+        return None
+    return {**_VISION_DEFAULTS[family], **(given if isinstance(given, dict) else {})}
+
+
 def vision_tower(config: Mapping[str, object], text_hidden: int | None) -> VisionTower | None:
     """The vision tower of a family whose profile is modelled, else None."""
     family = str(config.get("model_type") or "")
-    if family not in _VISION_DEFAULTS:
+    vision = _vision_config(config, family)
+    if vision is None:
         return None
-    given = config.get("vision_config")
-    vision = {**_VISION_DEFAULTS[family], **(given if isinstance(given, dict) else {})}
     hidden = _int(vision, "embed_dim", "hidden_size") or 0
     layers = (_int(vision, "depth", "num_hidden_layers") or 0) + (
         _int(vision, "num_global_layers") or 0
@@ -89,6 +118,7 @@ def vision_tower(config: Mapping[str, object], text_hidden: int | None) -> Visio
     kept_layers = len(kept) if isinstance(kept, list) else 0
     merge = _int(vision, "spatial_merge_size") or 1
     out = _int(vision, "out_hidden_size") or text_hidden or hidden
+    deepstack = vision.get("deepstack_visual_indexes")
     projector_in = hidden * (1 + kept_layers) if family == "mllama" else hidden * merge * merge
     return VisionTower(
         family=family,
@@ -103,4 +133,7 @@ def vision_tower(config: Mapping[str, object], text_hidden: int | None) -> Visio
         out_hidden=out,
         projector_in=projector_in,
         gated_mlp=family == "qwen2_5_vl",
+        max_pixels=_MAX_PIXELS[family],
+        position_table=_int(vision, "num_position_embeddings") or 0,
+        deepstack=len(deepstack) if isinstance(deepstack, list) else 0,
     )

@@ -212,9 +212,34 @@ def argv_list(text: str) -> list[str] | None:
 _LOGGED_ARGS = re.compile(r"non-default args: (?P<dict>\{.*)$", re.MULTILINE)
 
 
+_OBJECT_REPR = re.compile(r"\b[A-Z]\w*\(")
+
+
+def _objects_as_strings(text: str) -> str:
+    """Objects logged by their repr (`'pooler_config': PoolerConfig(pooling_type='LAST', ...)`)
+    as strings, so the entries after them still read; an unclosed one is left as it is."""
+    out: list[str] = []
+    start = 0
+    for match in _OBJECT_REPR.finditer(text):
+        if match.start() < start:
+            continue
+        depth, end = 0, None
+        for index in range(match.end() - 1, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[index], 0)
+            if depth == 0:
+                end = index + 1
+                break
+        if end is None:
+            break
+        out.extend((text[start : match.start()], repr(text[match.start() : end])))
+        start = end
+    return "".join(out) + text[start:]
+
+
 def _literal_dict(text: str) -> dict[str, object] | None:
     """The dict a logged line spells, or its longest whole-entry prefix when the paste cut the
     line short (`..., 'reaso` ends a copied excerpt)."""
+    text = _objects_as_strings(text)
     candidates = [text] + [text[:cut] + "}" for cut in _entry_ends(text)]
     for candidate in candidates:
         try:
@@ -238,7 +263,8 @@ def logged_args(text: str) -> list[str] | None:
     if logged is None:
         return None
     words = ["vllm", "serve"]
-    model = logged.pop("model_tag", None)
+    # An offline LLM(...) run logs its model as `model` alone, with no `model_tag`.
+    model = logged.pop("model_tag", None) or logged.get("model")
     if isinstance(model, str):
         words.append(model)
         if logged.get("model") == model:
