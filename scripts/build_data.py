@@ -85,6 +85,12 @@ def _num(text: str) -> float | None:
     return float(text) if text.strip() else None
 
 
+# Products sold under one name with several memory sizes: the row a bare name reads as, and the
+# other rows it may be (NVIDIA sells the H20 with 96 GB HBM3 and, as the H20-3e, 141 GB HBM3e;
+# both report compute capability 9.0). A name that says its memory stays exact.
+MEMORY_VARIANTS = {"H20": ["H20-3e-141GB"]}
+
+
 def _gpu_row(row: dict[str, str]) -> dict[str, object]:
     cc = row["compute_capability"].strip()
     # AMD parts carry a gfx target instead of a compute capability; other devices (Intel XPU and
@@ -107,7 +113,9 @@ def _gpu_row(row: dict[str, str]) -> dict[str, object]:
         "platform": platform,
         "gfx_target": cc if rocm else None,
         "rocm_quantization": ROCM_QUANTIZATION.get(cc) if rocm else None,
-    }
+    } | (
+        {"memory_variants": MEMORY_VARIANTS[row["name"]]} if row["name"] in MEMORY_VARIANTS else {}
+    )
 
 
 def build_gpus(ref: Path) -> list[dict[str, object]]:

@@ -230,3 +230,36 @@ def test_words_that_name_no_part_are_left_out_and_a_memory_word_is_the_memory(
     hardware = parse_gpus(typed)
     assert hardware.spec is not None
     assert (hardware.spec.name, hardware.spec.memory_gib) == (name, memory)
+
+
+# A name sold with several memory sizes (gpus.json `memory_variants`): the bare name may be any
+# of them; a name that says its memory is one card.
+@pytest.mark.parametrize(
+    ("typed", "variants"),
+    [
+        ("8xH20", ("H20-3e-141GB",)),
+        ("NVIDIA H20", ("H20-3e-141GB",)),
+        ("H20-96GB", ()),
+        ("H20 96GB", ()),
+        ("H20-141GB", ()),
+        ("H20-3e", ()),
+        ("H100", ()),
+    ],
+)
+def test_a_name_without_its_memory_may_be_each_variant(
+    typed: str, variants: tuple[str, ...]
+) -> None:
+    machine = parse_gpus(typed)
+    assert tuple(v.name for v in machine.variants) == variants
+
+
+def test_every_memory_variant_is_a_row_of_the_same_chip() -> None:
+    rows = {row.name: row for row in gpu_table()}
+    for row in gpu_table():
+        for variant in row.memory_variants:
+            other = rows[variant]
+            assert (other.compute_capability, other.architecture) == (
+                row.compute_capability,
+                row.architecture,
+            )
+            assert other.memory_gib != row.memory_gib

@@ -165,3 +165,32 @@ def test_experts_that_split_a_group_start_and_warn() -> None:
     assert "enable-expert-parallel" in finding.fix.text()
     parallel = _check(f"{command} --enable-expert-parallel", "8xA800-40GB", "0.9.1")
     assert "quant-tp-shape" not in {f.rule for f in parallel.findings}
+
+
+def _rules(command: str, gpus: str, version: str) -> dict[str, str]:
+    report = check_text(
+        command, CheckOptions(gpus=gpus, vllm_version=version, detect_hardware=False)
+    )
+    return {f.rule: f.severity for f in report.findings}
+
+
+def test_a_name_saying_awq_and_asym_is_llm_compressors_asymmetric_w4a16() -> None:
+    # llm-compressor's AWQ preset W4A16_ASYM writes compressed-tensors; in 0.9.2 its WNA16
+    # scheme needs 8.0 (`CompressedTensorsWNA16.get_min_capability`), AutoAWQ's format 7.5.
+    command = "vllm serve /models/Qwen3-32B-abliterated-awq-asym-mse --max-model-len 4096 -tp 2"
+    found = _rules(command, "2xRTX 2080 Ti", "0.9.2")
+    assert found.get("quant-unsupported-gpu") == "error"
+    plain = _rules(
+        "vllm serve /models/Qwen3-32B-AWQ --max-model-len 4096 -tp 2", "2xRTX 2080 Ti", "0.9.2"
+    )
+    assert "quant-unsupported-gpu" not in plain
+
+
+def test_auto_dtype_falls_back_to_float16_before_ampere_from_0_9() -> None:
+    # `_get_and_verify_dtype` (0.9.0 on): "Your device ... doesn't support torch.bfloat16.
+    # Falling back to torch.float16", so neither the GPU nor AWQ's float16 kernels refuse it.
+    command = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096"
+    assert "dtype-unsupported-gpu" in _rules(command, "1xT4", "0.8.5")
+    assert "dtype-unsupported-gpu" not in _rules(command, "1xT4", "0.9.0")
+    awq = "vllm serve /models/Qwen2.5-7B-Instruct-AWQ --quantization awq --max-model-len 4096"
+    assert "quant-dtype-unsupported" not in _rules(awq, "1xT4", "0.9.2")

@@ -285,3 +285,14 @@ def test_a_kv_connector_the_release_does_not_register_is_refused() -> None:
 def test_the_model_in_a_mounted_folder_is_named_by_the_host_path() -> None:
     text = "docker run -v /root/gpt-oss-120b:/model vllm/vllm-openai:v0.11.2 --model /model"
     assert parse_text(text).model_on_host == "/root/gpt-oss-120b"
+
+
+def test_a_value_the_shell_fills_in_is_not_judged() -> None:
+    # `"${VLLM_MAX_MODEL_LEN:-20480}"`: the shell expands it from an environment we do not see
+    text = (
+        "docker run --gpus all vllm/vllm-openai:v0.20.1 org/model --max-model-len "
+        '"${VLLM_MAX_MODEL_LEN:-20480}" --gpu-memory-utilization "$UTIL" --max-num-seqs abc'
+    )
+    command = parse_text(text)
+    invalid = [issue.flag for issue in command.issues if issue.kind == "invalid-value"]
+    assert invalid == ["--max-num-seqs"]

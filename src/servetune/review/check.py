@@ -9,7 +9,7 @@ them in the language asked for.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from servetune import texts
@@ -158,6 +158,54 @@ def corrected(command: ServeCommand, edits: Sequence[Edit]) -> str | None:
     return serve_command.render(command, args, shown)
 
 
+# The verdicts the card's memory decides: where a name may be cards of different memory (`H20`:
+# 96 GB, or 141 GB as the H20-3e), one that holds for only some of them is a warning naming both.
+_MEMORY_VERDICTS = frozenset({"weights-dont-fit", "kv-cache-too-small", "profile-activation-oom"})
+
+
+def _gpu_label(spec: hardware.GpuSpec) -> str:
+    return f"{spec.name} ({spec.memory_gib:g} GB)"
+
+
+def _across_variants(
+    findings: Sequence[Finding],
+    command: ServeCommand,
+    model_facts: model.ModelFacts | None,
+    machine: hardware.Hardware,
+) -> list[Finding]:
+    """The findings with each memory error that another memory variant of the named card does
+    not share made a warning whose why says both cards."""
+    spec = machine.spec
+    if spec is None or not machine.variants:
+        return list(findings)
+    each = [
+        (
+            variant,
+            {
+                f.rule
+                for f in review(
+                    command, model_facts=model_facts, machine=machine.as_variant(variant)
+                ).errors
+            },
+        )
+        for variant in machine.variants
+    ]
+    kept: list[Finding] = []
+    for finding in findings:
+        spared = [variant for variant, errors in each if finding.rule not in errors]
+        if finding.severity != "error" or finding.rule not in _MEMORY_VERDICTS or not spared:
+            kept.append(finding)
+            continue
+        why = Sentence(
+            "memory-variant.why",
+            why=finding.why,
+            holds=_gpu_label(spec),
+            spared=", ".join(_gpu_label(variant) for variant in spared),
+        )
+        kept.append(replace(finding, severity="warning", why=why))
+    return sorted(kept, key=lambda f: _SEVERITY_ORDER[f.severity])
+
+
 def review(
     command: ServeCommand,
     *,
@@ -185,6 +233,8 @@ def review(
     findings = sorted(
         (_finding(ctx, found) for found in hits), key=lambda f: _SEVERITY_ORDER[f.severity]
     )
+    if machine is not None and machine.variants:
+        findings = _across_variants(findings, command, model_facts, machine)
     # Warnings' edits first, so that an error's fix wins where both touch one flag.
     ordered = sorted(hits, key=lambda found: -_SEVERITY_ORDER[found.severity])
     edits = [e for found in ordered if found.severity != "info" for e in found.edits]

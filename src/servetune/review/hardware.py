@@ -44,6 +44,9 @@ class GpuSpec:
     gfx_target: str | None = None  # AMD: the ROCm target (gfx90a, gfx942)
     # AMD: the quantization methods vLLM runs on this part (None: the CUDA rules apply)
     rocm_quantization: tuple[str, ...] | None = None
+    # The rows of the same product sold with other memory (`H20`: also `H20-3e-141GB`), which a
+    # name that does not say its memory may be as well
+    memory_variants: tuple[str, ...] = ()
 
     @property
     def capability(self) -> int | None:
@@ -67,6 +70,13 @@ class Hardware:
     # the slowest card's speed.
     cards: tuple[GpuSpec, ...] = ()
     cpu: bool = False  # vLLM's CPU backend (`--gpus CPU`): no GPU at all
+    # The other cards a name that does not say its memory is also sold as (`8xH20`: the 96 GB
+    # H20 or the 141 GB H20-3e); `spec` is the table's first reading of the name.
+    variants: tuple[GpuSpec, ...] = ()
+
+    def as_variant(self, variant: GpuSpec) -> Hardware:
+        """The same machine with every card being `variant`."""
+        return replace(self, spec=variant, variants=())
 
     @property
     def name(self) -> str | None:
@@ -106,6 +116,7 @@ def gpu_table() -> tuple[GpuSpec, ...]:
                 **row,
                 "aliases": tuple(row["aliases"]),
                 "rocm_quantization": _tuple_or_none(row.get("rocm_quantization")),
+                "memory_variants": tuple(row.get("memory_variants", ())),
             }
         )
         for row in rows
@@ -228,6 +239,19 @@ def find_gpu(name: str) -> GpuSpec:
     raise HardwareError(ErrorText("gpus.unknown", name=name), hint)
 
 
+# A name that says its memory: `H20-96GB`, `A100 40G`, `H20 141 GiB`.
+_SAYS_MEMORY = re.compile(r"\d+(?:\.\d+)?\s*g(?:i?b)?(?![a-z])", re.IGNORECASE)
+
+
+def memory_variants(name: str, spec: GpuSpec) -> tuple[GpuSpec, ...]:
+    """The other cards `name` may be, where the table's reading of it (`spec`) is one product
+    sold with several memory sizes and the name does not say which (`H20`, not `H20-96GB`)."""
+    if not spec.memory_variants or _SAYS_MEMORY.search(name):
+        return ()
+    by_name = {row.name: row for row in gpu_table()}
+    return tuple(by_name[variant] for variant in spec.memory_variants if variant in by_name)
+
+
 _SPEC = re.compile(r"^\s*(?:(\d+)\s*[x×*]\s*)?(.*?)\s*$", re.IGNORECASE)
 
 
@@ -285,7 +309,8 @@ def parse_gpus(text: str) -> Hardware:
     count = int(match.group(1)) if match.group(1) else 1
     if count < 1:
         raise HardwareError(ErrorText("gpus.name-min"))
-    return Hardware(count, find_gpu(match.group(2)), "--gpus")
+    spec = find_gpu(match.group(2))
+    return Hardware(count, spec, "--gpus", variants=memory_variants(match.group(2), spec))
 
 
 def detect() -> Hardware | None:

@@ -108,8 +108,14 @@ def match_name(model: str, checkpoints: Iterable[str]) -> NameMatch | None:
 # Weight-only schemes alone: `W8A8` names are as often other toolchains' (Ascend's msit)
 _LLM_COMPRESSOR = r"(?<![a-z0-9])w([48])a16(?![0-9])"
 
+# llm-compressor's AWQ (`AWQModifier`, scheme preset `W4A16_ASYM`) writes compressed-tensors;
+# AutoAWQ's own format always keeps zero points and has no word for them, so a name that says
+# both `awq` and `asym` is llm-compressor's asymmetric W4A16 (`-awq-asym-mse`).
+_AWQ_ASYM = r"(?<![a-z0-9])(?:awq[-_.]?(?:[a-z0-9]+[-_.])?asym|asym[-_.]?awq)(?![a-z0-9])"
+
 # What a name's quantization word means, first match wins (`-AWQ`, `-GPTQ-Int8`, `-NVFP4`...).
 _NAMED_FORMATS: tuple[tuple[str, dict[str, object]], ...] = (
+    (_AWQ_ASYM, {"quant_method": "compressed-tensors", "symmetric": False}),
     (r"awq", {"quant_method": "awq", "bits": 4, "group_size": 128}),
     (r"gptq", {"quant_method": "gptq", "group_size": 128}),
     # Intel's AutoRound exports (auto_round:auto_gptq packing): symmetric groups of 128
@@ -136,7 +142,7 @@ def quantization_in_name(model: str) -> dict[str, object] | None:
         if config["quant_method"] in ("gptq", "bitsandbytes", "auto-round"):
             return {**config, "bits": bits}
         if config["quant_method"] == "compressed-tensors":
-            return _compressed_tensors(text)
+            return _compressed_tensors(text, symmetric=config.get("symmetric") is not False)
         if config["quant_method"] == "gguf":
             found = re.search(r"(?:^|[-_.])i?q(\d)", text)
             return {**config, "bits": int(found.group(1)) if found else 4}
@@ -144,13 +150,14 @@ def quantization_in_name(model: str) -> dict[str, object] | None:
     return None
 
 
-def _compressed_tensors(text: str) -> dict[str, object]:
-    """The config an llm-compressor checkpoint named `WnA16` carries, as its preset schemes
-    spell them: n-bit integer weights, 8 bits per output channel or 4 bits in symmetric groups
-    of 128, and 16-bit activations."""
+def _compressed_tensors(text: str, *, symmetric: bool = True) -> dict[str, object]:
+    """The config an llm-compressor checkpoint named `WnA16` (or `-awq-asym`) carries, as its
+    preset schemes spell them: n-bit integer weights, 8 bits per output channel or 4 bits in
+    groups of 128 (with zero points for `W4A16_ASYM`, its AWQ preset), and 16-bit activations."""
     found = re.search(_LLM_COMPRESSOR, text)
-    bits = int(found.group(1)) if found else 8
-    weights: dict[str, object] = {"num_bits": bits, "type": "int", "symmetric": True}
+    symmetric = symmetric and re.search(_LLM_COMPRESSOR + r"[-_.]?asym", text) is None
+    bits = int(found.group(1)) if found else (4 if not symmetric else 8)
+    weights: dict[str, object] = {"num_bits": bits, "type": "int", "symmetric": symmetric}
     if bits == 4:
         weights["group_size"] = 128
     group = {"weights": weights}

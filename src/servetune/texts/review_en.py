@@ -1164,6 +1164,11 @@ TEXTS: dict[str, str] = {
     "version.newest": "newest known release",
     "version.stand-in": "{source}; {version} has no published source, {table}'s flags used",
     # facts that are words (review.rules: where a number or a name is not known)
+    "memory-variant.why": (
+        "{why} The GPU's name is sold with more than one memory size, and this holds for the "
+        "{holds} only: on the {spared} it does not. Give `--gpus` with the card's memory "
+        "(`H20-96GB`, `H20-3e`) for an exact verdict."
+    ),
     "fact.machine-unknown": "an unknown number of GPUs",
     "fact.older-release": "an older release",
     "fact.later-release": "a later release",

@@ -1085,6 +1085,11 @@ TEXTS: dict[str, str] = {
     "version.newest": "已知的最新版本",
     "version.stand-in": "{source}；{version} 沒有公開的原始碼，改用 {table} 的參數表",
     # 本身是詞語的事實（review.rules：數字或名稱不明的時候）
+    "memory-variant.why": (
+        "{why}這個 GPU 名稱有不只一種記憶體容量的版本，此判斷只對 {holds} 成立，"
+        "在 {spared} 上並不成立。請在 `--gpus` 寫出卡的記憶體（`H20-96GB`、`H20-3e`），"
+        "才能得到確切的判斷。"
+    ),
     "fact.machine-unknown": "張數不明的 GPU",
     "fact.older-release": "較舊的版本",
     "fact.later-release": "之後的版本",

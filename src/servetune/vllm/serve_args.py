@@ -115,7 +115,14 @@ def _looks_like_value(token: str) -> bool:
     return re.match(r"^-\d", token) is not None
 
 
+# A shell expansion left in a value (`"${VLLM_MAX_MODEL_LEN:-20480}"`, `$PORT`, `$(nproc)`):
+# the shell fills it in from an environment we do not see before vLLM reads it.
+_SHELL_EXPANSION = re.compile(r"\$(?:\{|\(|[A-Za-z_])")
+
+
 def _check_value(builder: Builder, spec: vllm_flags.FlagSpec, value: str, token: str) -> None:
+    if _SHELL_EXPANSION.search(value):
+        return
     type_name = spec.type_name or ""
     bad = False
     if "human_readable_int" in type_name:

@@ -382,6 +382,25 @@ def quant_tp_shape(ctx: Context) -> Iterator[Hit]:
 # --- dtype ----------------------------------------------------------------------------------
 
 
+# From 0.9.0 `--dtype auto` falls back to the platform's first supported dtype where the GPU
+# lacks the checkpoint's (`_get_and_verify_dtype`, later `_resolve_auto_dtype`: "Your device
+# ... doesn't support torch.bfloat16. Falling back to torch.float16"): float16 before Ampere.
+_AUTO_DTYPE_FALLBACK_SINCE = "0.9.0"
+
+
+def _auto_falls_back(ctx: Context) -> bool:
+    """`--dtype auto` with a bfloat16 checkpoint on a CUDA GPU without bfloat16, in a release
+    that then computes in float16."""
+    gpu = ctx.hardware.spec if ctx.hardware else None
+    return (
+        gpu is not None
+        and gpu.capability is not None
+        and gpu.capability < 80
+        and ctx.settings.dtype == "bfloat16"
+        and version_at_least(ctx.command.version, _AUTO_DTYPE_FALLBACK_SINCE)
+    )
+
+
 @rule("dtype-unsupported-gpu", "error", "--dtype")
 def dtype_unsupported_gpu(ctx: Context) -> Iterator[Hit]:
     gpu = ctx.hardware.spec if ctx.hardware else None
@@ -391,7 +410,7 @@ def dtype_unsupported_gpu(ctx: Context) -> Iterator[Hit]:
     old_auto = (
         ctx.settings.dtype_flag == "auto"
         and ctx.settings.dtype == "bfloat16"
-        and not version_at_least(ctx.command.version, "0.11.0")
+        and not version_at_least(ctx.command.version, _AUTO_DTYPE_FALLBACK_SINCE)
     )
     if not (explicit or old_auto):
         return
@@ -484,6 +503,8 @@ def _compute_dtype(ctx: Context) -> tuple[str | None, bool]:
     if flag in _DTYPE_WORDS:
         return _DTYPE_WORDS[flag], True
     resolved = _DTYPE_WORDS.get(ctx.settings.dtype or "") if flag == "auto" else None
+    if flag == "auto" and _auto_falls_back(ctx):
+        resolved = "float16"
     return resolved, False
 
 
