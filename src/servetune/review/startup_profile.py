@@ -273,13 +273,46 @@ _ROCM_REPORTED_GIB = {"MI300X": 191.98, "Radeon-PRO-W7900": 44.98}
 _ROCM_HELD_BACK_GIB = 0.02
 
 
+# What CUDA reports as the total (cudaMemGetInfo: vLLM's `total_gpu_memory`, torch's "total
+# capacity") on datacenter cards whose ECC or reserved memory puts them well under the formula in
+# `device_total_gib`. nvidia-smi's "MiB total" counts a few hundred MiB more than this on the same
+# card (0.43 to 0.60 GiB in the pairs below), so only vLLM's and torch's own figures are used.
+_CUDA_REPORTED_GIB = {
+    # vLLM 0.7.2 logged total_gpu_memory (44.39GiB) on an L40 whose nvidia-smi showed 46068MiB
+    # (44.99 GiB), one public log (stored index id 60430572081)
+    "L40": 44.39,
+    # L40S: nvidia-smi 46068 MiB as the L40 (modal-labs/modal-client#2797, akash-network/
+    # provider-configs#99); vLLM logged 44.39 GiB ("44.4 GiB total per L40S", stored id
+    # 53675711166) and 44.31 GiB on 0.7.2 (vllm-project/vllm#15196)
+    "L40S": 44.39,
+    # A10: vLLM 0.7.2 logged total_gpu_memory (22.06GiB), the same author's nvidia-smi shows
+    # 23028MiB (22.49 GiB) (stored id 60663571995, beside 60430572081)
+    "A10": 22.06,
+    # L4: torch's "GPU 0 has a total capacity of 21.96 GiB" in vLLM OOMs on L4 (Cloud Run and
+    # SageMaker logs, stored ids 66663408882, 59058689281); nvidia-smi 23034MiB (modal-labs/
+    # modal-client#2797, NVIDIA/TensorRT-LLM#2398)
+    "L4": 21.96,
+    # T4: vLLM 0.7.2 logged total_gpu_memory (14.56GiB) on a Colab "Tesla T4" (stored id
+    # 55765941562); torch "total capacty of 14.58 GiB" (datawhalechina/self-llm#162);
+    # nvidia-smi 15360MiB (modal-labs/modal-client#2797)
+    "T4": 14.56,
+    # A40 (an A40-48Q vGPU profile): total_gpu_memory=47.74GiB, vLLM 0.6.4.post1
+    # (vllm-project/vllm#11230, fit record vllm-11230-qwen25-72b-gptq-a40-v064post1)
+    "A40": 47.74,
+}
+
+
 def device_total_gib(nominal_gib: float, gpu: GpuSpec | None = None) -> float:
     """The memory the driver reports for a card (what gpu_memory_utilization multiplies): a
-    little under its nominal size. CUDA, fitted on vLLM's logged `total_gpu_memory`: 79.11 to
-    79.33 GiB for 80 GB A100/H100 cards, 23.58 GiB for an RTX 3090 (vllm#10517); ROCm: the
-    figure logged for the card, else the nominal size less 20 MiB (`_ROCM_REPORTED_GIB`)."""
+    little under its nominal size. CUDA: the figure logged for the card (`_CUDA_REPORTED_GIB`),
+    else a fit on vLLM's logged `total_gpu_memory`: 79.11 to 79.33 GiB for 80 GB A100/H100
+    cards, 23.58 GiB for an RTX 3090 (vllm#10517); ROCm: the figure logged for the card, else
+    the nominal size less 20 MiB (`_ROCM_REPORTED_GIB`)."""
     if gpu is not None and gpu.platform == "rocm":
         return _ROCM_REPORTED_GIB.get(gpu.name, nominal_gib - _ROCM_HELD_BACK_GIB)
+    # the logged figure holds for the card's own memory, not for a size the user gave instead
+    if gpu is not None and gpu.name in _CUDA_REPORTED_GIB and nominal_gib == gpu.memory_gib:
+        return _CUDA_REPORTED_GIB[gpu.name]
     return nominal_gib * (1 - 0.0047) - 0.42
 
 
