@@ -2,7 +2,7 @@
 
 For each accuracy group (dense TP1, dense TP>1, MoE, AMD: `accuracy.kind_of`) and metric, the
 10th and 90th percentiles of measured / predicted over the `held-out` records of the published
-corpus (benchmarks/plan_accuracy.py --gpu --intervals prints them) bound the measured value of a
+corpus (benchmarks/plan_accuracy.py --gpu prints them, "80% intervals") bound the measured value of a
 new run of that group with 80% odds: predicted x low .. predicted x high. A calibrated prediction
 (`plan --calibrate` on the user's own runs) is held to the calibration's own largest error
 instead. Held-out records set only these widths, never a constant of the model.
@@ -17,28 +17,28 @@ from dataclasses import dataclass
 from servetune.plan import accuracy, predict
 
 # (low, high) factors on the prediction, per group and metric: the 10th and 90th percentiles
-# of measured / predicted over the held-out records (benchmarks/plan_accuracy.py --intervals).
+# of measured / predicted over the held-out records (benchmarks/plan_accuracy.py --gpu).
 # A group with fewer than 5 held-out values of a metric borrows the widest group's factors.
 _WIDEST = {  # groups with fewer than MIN_VALUES held-out figures (dense TP>1): the widest
-    "output_throughput": (0.37, 1.19),
-    "mean_tpot_ms": (0.92, 3.81),
-    "mean_ttft_ms": (0.22, 3.71),
+    "output_throughput": (0.38, 1.68),
+    "mean_tpot_ms": (0.60, 2.98),
+    "mean_ttft_ms": (0.21, 4.66),
 }
 FACTORS: dict[str, dict[str, tuple[float, float]]] = {
     "dense TP1": {
         "output_throughput": (0.73, 1.19),
-        "mean_tpot_ms": (0.92, 1.83),
-        "mean_ttft_ms": (0.66, 1.24),
+        "mean_tpot_ms": (0.91, 1.83),
+        "mean_ttft_ms": (0.65, 1.24),
     },
     "MoE": {
-        "output_throughput": (0.37, 1.00),
-        "mean_tpot_ms": (1.04, 2.69),
-        "mean_ttft_ms": (0.96, 3.71),
+        "output_throughput": (0.38, 1.04),
+        "mean_tpot_ms": (1.05, 2.95),
+        "mean_ttft_ms": (0.91, 4.66),
     },
     "AMD": {
-        "output_throughput": (0.61, 1.18),
-        "mean_tpot_ms": (1.63, 3.81),
-        "mean_ttft_ms": (0.22, 1.60),
+        "output_throughput": (0.60, 1.68),
+        "mean_tpot_ms": (0.60, 2.98),
+        "mean_ttft_ms": (0.21, 1.63),
     },
     "dense TP>1": _WIDEST,
 }
