@@ -2,10 +2,11 @@
 
 For each accuracy group (dense TP1, dense TP>1, MoE, AMD: `accuracy.kind_of`) and metric, the
 10th and 90th percentiles of measured / predicted over the `held-out` records of the published
-corpus (benchmarks/plan_accuracy.py --gpu prints them, "80% intervals") bound the measured value of a
-new run of that group with 80% odds: predicted x low .. predicted x high. A calibrated prediction
-(`plan --calibrate` on the user's own runs) is held to the calibration's own largest error
-instead. Held-out records set only these widths, never a constant of the model.
+corpus (benchmarks/plan_accuracy.py --gpu prints them, "80% intervals") bound the measured
+value of a new run of that group with 80% odds: predicted x low .. predicted x high. A
+calibrated prediction (`plan --calibrate` on the user's own runs) is held to the calibration's
+own largest error instead. Held-out records set only these widths, never a constant of the
+model.
 """
 
 from __future__ import annotations
