@@ -68,9 +68,17 @@ _FORWARD_MLP = 3
 _MARLIN_COPY_UNTIL = "0.8.0"
 _MARLIN_METHODS = ("gptq", "gptq_marlin", "awq", "awq_marlin", "auto-round", "auto_round")
 _MARLIN_MIN_CAPABILITY = 80
-# fused_moe (MoE layers) keeps topk x (2I + I)/tp intermediate values and topk x hidden weighted
-# outputs per token, in chunks of VLLM_FUSED_MOE_CHUNK_SIZE (32768) tokens.
+# fused_moe (MoE layers, fused_experts_impl) allocates per token of a chunk of
+# VLLM_FUSED_MOE_CHUNK_SIZE (32768) tokens: intermediate_cache1 (topk x 2I/tp, gate_up),
+# intermediate_cache2 (topk x I/tp, the activation) and intermediate_cache3 (topk x hidden, the
+# weighted outputs). Before 0.8.0 all three are separate; from 0.8.0 cache1 and cache3 share one
+# buffer (`cache13`, topk x max(2I/tp, hidden)). DeepGEMM (FP8 block) is off by default there
+# (VLLM_USE_DEEP_GEMM=0 through 0.9.2); the FP8 path's quantized inputs (1 byte a value) and
+# moe_align_block_size's sorted ids are under a percent of it. Qwen3-235B-A22B-FP8 at TP 4,
+# 8192 tokens: 8 x (4096 + 384) x 2 B = 0.55 GiB, below the sampler warm-up (5.6 GiB at 1024
+# sequences): this term does not explain vllm#21348's 2 GiB smaller KV cache.
 _MOE_CHUNK_TOKENS = 32768
+_MOE_SHARED_CACHE_FROM = "0.8.0"
 # Before 0.6.4 the profiler took the peak as the drop in free memory since the worker started
 # (worker.py `init_gpu_memory - free_gpu_memory`) without emptying torch's cache first: what the
 # caching allocator reserved, not what was allocated at once. Replaying a decoder layer's
@@ -132,7 +140,9 @@ def _forward_values_per_token(
         widest += dense
     if model.is_moe and model.experts_per_token and model.moe_intermediate_size:
         chunk = min(tokens, _MOE_CHUNK_TOKENS) / tokens if tokens else 1.0
-        per_expert = 3 * model.moe_intermediate_size / tp + hidden
+        gate_up, act = 2 * model.moe_intermediate_size / tp, model.moe_intermediate_size / tp
+        shared = version is None or version_at_least(version, _MOE_SHARED_CACHE_FROM)
+        per_expert = (max(gate_up, hidden) if shared else gate_up + hidden) + act
         widest = max(widest, model.experts_per_token * per_expert * chunk)
     return _FORWARD_HIDDEN * hidden + widest
 
