@@ -127,7 +127,7 @@ def _notes(
     if model.is_encoder:
         notes.append("encoder-no-kv")
     elif not is_pooling(model, settings):
-        copies = sampler_copies(version)
+        copies = sampler_copies(version, settings.flashinfer_sampler)
         if copies.central - copies.low > 1.0:
             notes.append("sampler-flashinfer")
     return (*notes, *_release_notes(model, settings, version if release_known else None))

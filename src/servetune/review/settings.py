@@ -70,6 +70,9 @@ class Settings:
     expert_parallel: bool = False  # `--enable-expert-parallel`: experts split over DP x TP
     # Decoder layers per pipeline stage as VLLM_PP_LAYER_PARTITION sets them; None: vLLM's split
     pp_layer_partition: tuple[int, ...] | None = None
+    # Whether V1's top-k/top-p sampler runs FlashInfer's kernels (`_flashinfer_sampler`); None:
+    # the command cannot say (a pip install of 0.8.0 to 0.11.0, where FlashInfer is optional)
+    flashinfer_sampler: bool | None = None
 
     @property
     def world_size(self) -> int:
@@ -369,7 +372,30 @@ def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware 
         images_per_prompt=_images_per_prompt(command),
         expert_parallel=bool(command.switch("--enable-expert-parallel")),
         pp_layer_partition=_pp_partition(command),
+        flashinfer_sampler=_flashinfer_sampler(command),
     )
+
+
+# vLLM's CUDA image (not -rocm, -cpu...), which installs FlashInfer in every release (its
+# docker/Dockerfile); a pip install pulls `flashinfer-python` in from 0.11.1 (requirements/cuda.txt)
+_VLLM_CUDA_IMAGE = re.compile(r"^(?:[\w.-]+(?::\d+)?/)?vllm/vllm-openai(?::|@|$)")
+
+
+def _flashinfer_sampler(command: ServeCommand) -> bool | None:
+    """Whether V1's top-k/top-p sampler runs FlashInfer's (topk_topp_sampler.py, by release):
+    0.8.0 to 0.11.0 where FlashInfer is installed unless VLLM_USE_FLASHINFER_SAMPLER=0; 0.11.1
+    to 0.20 only with VLLM_USE_FLASHINFER_SAMPLER=1; from 0.21 unless it is 0. FlashInfer is
+    installed in vLLM's image; a pip install of 0.8.0 to 0.11.0 has it only if added (None)."""
+    raw = command.env.get("VLLM_USE_FLASHINFER_SAMPLER", "").strip()
+    flag = bool(int(raw)) if raw.lstrip("-").isdigit() else None  # vLLM: bool(int(value))
+    if version_at_least(command.version, "0.21.0"):
+        return flag is not False
+    if version_at_least(command.version, "0.11.1"):
+        return flag is True
+    if flag is not None:
+        return flag
+    image = command.form == "docker" and any(_VLLM_CUDA_IMAGE.match(w) for w in command.prefix)
+    return True if image else None
 
 
 def _pp_partition(command: ServeCommand) -> tuple[int, ...] | None:

@@ -47,13 +47,19 @@ class Spread:
 #   row per SM) and from 0.21 FlashInfer's sampler is the default with the native path warmed up
 #   after it ("Also warm forward_native"): bf16 logits 0.5 + float32 logits 1 + probabilities 1 +
 #   the exponential noise 1 = 3.5 copies either way, plus the Triton buffer.
-# - 0.8.0 to 0.11.0 use FlashInfer's sampler when FlashInfer is installed (vLLM's Docker image;
-#   pip installs did not pull it in): 3.5 copies there, 9.6 without. 9.6 is taken (vllm#27508,
-#   gpt-oss-120b on 0.11.0, matched it), 3.5 is the low end.
+# - 0.8.0 to 0.11.0 use FlashInfer's sampler when FlashInfer is installed and
+#   VLLM_USE_FLASHINFER_SAMPLER is not 0 (topk_topp_sampler.py: `is not False`): vLLM's Docker
+#   image installs it in every release, a pip install only with the `vllm[flashinfer]` extra
+#   (0.10.1 to 0.11.0) or by hand; from 0.11.1 `flashinfer-python` is a dependency of the CUDA
+#   wheel but the sampler is opt-in (VLLM_USE_FLASHINFER_SAMPLER=1) until 0.21. FlashInfer's
+#   sampler holds 3.5 copies, the sort 9.6. `Settings.flashinfer_sampler` says which runs; where
+#   the command cannot say (a pip install, 0.8.0 to 0.11.0) 9.6 is taken (vllm#27508,
+#   gpt-oss-120b on 0.11.0, matched it) and 3.5 is the low end.
 _SORT_COPIES = Spread(9.0, 9.6, 9.8)
 _FUSED_COPIES = Spread(3.0, 3.5, 4.0)
 _TRITON_SAMPLER_FROM = "0.17.0"
-_FLASHINFER_OPTIONAL = ("0.8.0", "0.11.1")  # [from, until): FlashInfer's sampler if installed
+_FLASHINFER_SAMPLER_FROM = "0.8.0"  # V1's sampler runs FlashInfer's where settings say so
+_FLASHINFER_OPTIONAL_UNTIL = "0.11.1"  # before: a pip install may or may not have FlashInfer
 _TRITON_BUFFER_ROWS = 132  # one row per SM (H100: 132), cached across calls
 # The forward pass at the step's token budget, from what vLLM's layers allocate (LlamaMLP,
 # LlamaDecoderLayer, every release): while down_proj writes its output (hidden) the residual
@@ -171,13 +177,16 @@ def torch_cache_factor(version: str | None) -> float:
     return 1.0
 
 
-def sampler_copies(version: str | None) -> Spread:
+def sampler_copies(version: str | None, flashinfer: bool | None = None) -> Spread:
     """Logits-sized float32 copies the sampler warm-up holds at its peak, in this release (no
-    release: the sort-based sampler of releases before 0.17)."""
+    release: the sort-based sampler of releases before 0.17). `flashinfer`: whether FlashInfer's
+    sampler runs (`Settings.flashinfer_sampler`); None where the command does not say."""
     if version is None or not version_at_least(version, _TRITON_SAMPLER_FROM):
-        since, until = _FLASHINFER_OPTIONAL
-        if version and version_at_least(version, since) and not version_at_least(version, until):
-            return Spread(_FUSED_COPIES.low, _SORT_COPIES.central, _SORT_COPIES.high)
+        if version and version_at_least(version, _FLASHINFER_SAMPLER_FROM):
+            if flashinfer is not None:
+                return _FUSED_COPIES if flashinfer else _SORT_COPIES
+            if not version_at_least(version, _FLASHINFER_OPTIONAL_UNTIL):
+                return Spread(_FUSED_COPIES.low, _SORT_COPIES.central, _SORT_COPIES.high)
         return _SORT_COPIES
     return _FUSED_COPIES
 
@@ -188,7 +197,7 @@ def sampler_peak(model: ModelFacts, settings: Settings, version: str | None = No
     if is_pooling(model, settings):
         return Spread(0.0, 0.0, 0.0)
     logits = settings.max_num_seqs * (model.vocab_size or 0) * 4 / GIB
-    peak = sampler_copies(version).scaled(logits)
+    peak = sampler_copies(version, settings.flashinfer_sampler).scaled(logits)
     if version and version_at_least(version, _TRITON_SAMPLER_FROM):
         rows = min(settings.max_num_seqs, _TRITON_BUFFER_ROWS) / settings.max_num_seqs
         buffer = rows * logits
