@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import sys
-import tarfile
 from pathlib import Path
 
-from build_flag_tables import ROOT, _all_releases, _index, _spelling, fetch, release_key
+from build_flag_tables import ROOT, _all_releases, _index, _spelling, fetch
+from sdist_files import read_files, release_key
 
 OUTPUT = ROOT / "src" / "servetune" / "data" / "vllm_bench_flags.json"
 # Each program's source in the sdist (paths below the project folder).
@@ -76,18 +77,17 @@ def program_options(text: str) -> dict[str, object] | None:
     return {"engine_args": engine, "flags": dict(sorted(flags.items()))}
 
 
+_WANTED = re.compile(r"^[^/]+/(" + "|".join(re.escape(f) for f in SOURCES.values()) + ")$")
+
+
 def read_programs(path: Path) -> dict[str, dict[str, object] | None]:
     """Each program's options in one sdist (absent programs left out; None: a stub)."""
-    found: dict[str, dict[str, object] | None] = {}
-    with tarfile.open(path) as archive:
-        for member in archive.getmembers():
-            inner = member.name.split("/", 1)[-1]
-            for program, source in SOURCES.items():
-                handle = archive.extractfile(member) if inner == source else None
-                if handle is not None:
-                    text = handle.read().decode("utf-8", errors="replace")
-                    found[program] = program_options(text)
-    return found
+    texts = read_files(path, _WANTED)
+    return {
+        program: program_options(texts[source])
+        for program, source in SOURCES.items()
+        if source in texts
+    }
 
 
 def build(offline: bool = False) -> dict[str, object]:

@@ -24,13 +24,13 @@ import hashlib
 import json
 import re
 import sys
-import tarfile
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from flag_choices import QUANTIZATION, REGISTRY_OF, ChoiceReader
+from sdist_files import read_files, release_key
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache" / "vllm-sdist"
@@ -83,20 +83,12 @@ def fetch(offline: bool = False) -> dict[str, Path]:
     return found
 
 
+_SOURCES = re.compile(r"^[^/]+/(vllm/.*\.py)$")
+
+
 def read_sources(path: Path) -> dict[str, str]:
     """The Python files under vllm/ of one sdist, by path relative to the project root."""
-    sources: dict[str, str] = {}
-    with tarfile.open(path) as archive:
-        for member in archive.getmembers():
-            parts = member.name.split("/", 1)
-            if len(parts) < 2 or not parts[1].startswith("vllm/") or not member.isfile():
-                continue
-            if not parts[1].endswith(".py"):
-                continue
-            handle = archive.extractfile(member)
-            if handle is not None:
-                sources[parts[1]] = handle.read().decode("utf-8", errors="replace")
-    return sources
+    return read_files(path, _SOURCES)
 
 
 # --- reading the argument definitions -----------------------------------------------------------
@@ -584,14 +576,6 @@ REFERENCE = next(
     ROOT.parent / "shared" / "reference" / "vllm-flags",
 )
 OUTPUT = ROOT / "src" / "servetune" / "data" / "vllm_flags.json"
-
-
-def release_key(version: str) -> tuple[int, ...]:
-    """0.6.1 < 0.6.1.post1 < 0.6.2; 0.9.0 < 0.9.0.1."""
-    match = re.match(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:\.?post(\d+))?", version)
-    if match is None:
-        raise ValueError(version)
-    return tuple(int(part or 0) for part in match.groups())
 
 
 def _reference_tables() -> dict[str, list[str]]:

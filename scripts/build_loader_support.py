@@ -23,28 +23,13 @@ import ast
 import json
 import re
 import sys
-import tarfile
 from pathlib import Path
+
+from sdist_files import local_sdists, read_files, release_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "src" / "servetune" / "data" / "vllm_loader_support.json"
-_VERSION = re.compile(r"vllm-(\d+\.\d+(?:\.\d+)*(?:\.post\d+)?)\.tar\.gz$")
 _WANTED = re.compile(r"^[^/]+/vllm/(model_executor/model_loader/[\w/]+\.py|engine/arg_utils\.py)$")
-
-
-def _key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", version))
-
-
-def _files(path: Path) -> dict[str, str]:
-    found: dict[str, str] = {}
-    with tarfile.open(path) as archive:
-        for member in archive.getmembers():
-            match = _WANTED.match(member.name)
-            handle = archive.extractfile(member) if match and member.isfile() else None
-            if match and handle is not None:
-                found[match.group(1)] = handle.read().decode("utf-8", errors="replace")
-    return found
 
 
 def _compared_types(function: ast.FunctionDef) -> set[str]:
@@ -91,39 +76,28 @@ def _bnb(files: dict[str, str]) -> dict[str, bool]:
     }
 
 
-def _runs(versions: list[str], having: list[bool]) -> list[list[str]]:
-    runs: list[list[str]] = []
-    previous = None
-    for version, present in zip(versions, having, strict=True):
-        if present and runs and runs[-1][1] == previous:
-            runs[-1][1] = version
-        elif present:
-            runs.append([version, version])
-        previous = version
-    return runs
-
-
 def main() -> int:
     folder = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / ".cache" / "vllm-sdist"
-    found = {m.group(1): p for p in folder.glob("vllm-*.tar.gz") if (m := _VERSION.search(p.name))}
-    versions = sorted(found, key=_key)
+    found = local_sdists(folder)
+    versions = list(found)
     gguf: dict[str, tuple[bool, set[str]]] = {}
     bnb: dict[str, dict[str, bool]] = {}
     for version in versions:
-        files = _files(found[version])
+        files = read_files(found[version], _WANTED)
         gguf[version], bnb[version] = _gguf(files), _bnb(files)
     types = sorted(set().union(*(renamed for _, renamed in gguf.values())))
     data = {
         "about": __doc__.split("\n\n")[0],
         "releases": versions,
         "gguf": {
-            "loader": _runs(versions, [gguf[v][0] for v in versions]),
+            "loader": release_runs(versions, [gguf[v][0] for v in versions]),
             "renamed_model_types": {
-                t: _runs(versions, [t in gguf[v][1] for v in versions]) for t in types
+                t: release_runs(versions, [t in gguf[v][1] for v in versions]) for t in types
             },
         },
         "bitsandbytes": {
-            key: _runs(versions, [bnb[v][key] for v in versions]) for key in bnb[versions[-1]]
+            key: release_runs(versions, [bnb[v][key] for v in versions])
+            for key in bnb[versions[-1]]
         },
     }
     OUT.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

@@ -21,32 +21,23 @@ import ast
 import json
 import re
 import sys
-import tarfile
 from pathlib import Path
+
+from sdist_files import local_sdists, read_files, release_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "src" / "servetune" / "data" / "vllm_pp_support.json"
-_VERSION = re.compile(r"vllm-(\d+\.\d+(?:\.\d+)*(?:\.post\d+)?)\.tar\.gz$")
 
 
-def _key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", version))
+_WANTED = re.compile(r"^[^/]+/(vllm/(?:model_executor/models|models)/[\w/]+\.py|vllm/config\.py)$")
 
 
 def _files(path: Path) -> dict[str, str]:
     """The release's model code and config, by dotted module name (`vllm.config`)."""
-    wanted = re.compile(
-        r"^[^/]+/(vllm/(?:model_executor/models|models)/[\w/]+\.py|vllm/config\.py)$"
-    )
-    found: dict[str, str] = {}
-    with tarfile.open(path) as archive:
-        for member in archive.getmembers():
-            match = wanted.match(member.name)
-            handle = archive.extractfile(member) if match and member.isfile() else None
-            if match and handle is not None:
-                dotted = match.group(1).removesuffix(".py").removesuffix("/__init__")
-                found[dotted.replace("/", ".")] = handle.read().decode("utf-8", errors="replace")
-    return found
+    return {
+        name.removesuffix(".py").removesuffix("/__init__").replace("/", "."): text
+        for name, text in read_files(path, _WANTED).items()
+    }
 
 
 _MODELS = "vllm.model_executor.models"
@@ -160,20 +151,10 @@ def release_table(path: Path) -> tuple[set[str], set[str]]:
     return registered, _supports_pp(files)
 
 
-def _runs(versions: list[str], having: list[bool]) -> list[list[str]]:
-    runs: list[list[str]] = []
-    for version, present in zip(versions, having, strict=True):
-        if present and runs and runs[-1][1] == versions[versions.index(version) - 1]:
-            runs[-1][1] = version
-        elif present:
-            runs.append([version, version])
-    return runs
-
-
 def main() -> int:
     folder = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / ".cache" / "vllm-sdist"
-    found = {m.group(1): p for p in folder.glob("vllm-*.tar.gz") if (m := _VERSION.search(p.name))}
-    versions = sorted(found, key=_key)
+    found = local_sdists(folder)
+    versions = list(found)
     tables = {v: release_table(found[v]) for v in versions}
     archs = sorted(set().union(*(registered | pp for registered, pp in tables.values())))
     data = {
@@ -181,8 +162,10 @@ def main() -> int:
         "releases": versions,
         "architectures": {
             arch: {
-                "registered": _runs(versions, [arch in tables[v][0] for v in versions]),
-                "pipeline_parallel": _runs(versions, [arch in tables[v][1] for v in versions]),
+                "registered": release_runs(versions, [arch in tables[v][0] for v in versions]),
+                "pipeline_parallel": release_runs(
+                    versions, [arch in tables[v][1] for v in versions]
+                ),
             }
             for arch in archs
         },
