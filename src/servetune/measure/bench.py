@@ -218,7 +218,7 @@ class _Runner:
             rec.output_tokens, rec.output_tokens_source = tally.completion_tokens, "usage"
         if tally.prompt_tokens is not None:
             rec.prompt_tokens = tally.prompt_tokens
-        if not rec.content_times and tally.token_times():  # tokens that decode to no text
+        if not rec.content_times:  # no text: the token events time it, if usage counts any
             rec.content_times.extend(tally.token_times())
             self.output_tokens += len(rec.content_times)
         return tally.done
