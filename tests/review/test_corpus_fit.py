@@ -4,36 +4,9 @@ error. Only `fit` records are here (issue 18: held-out ones are never tuned on).
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Mapping
-from functools import cache
-from pathlib import Path
-from typing import Any
-
 import pytest
 
-from servetune.review.check import CheckOptions, Report, check_text
-
-COMMANDS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "commands.json"
-
-
-@cache
-def records() -> dict[str, Mapping[str, Any]]:
-    loaded = json.loads(COMMANDS.read_text(encoding="utf-8"))["records"]
-    return {r["id"]: r for r in loaded}
-
-
-def review(record_id: str) -> Report:
-    record = records()[record_id]
-    assert record["split"] == "fit"
-    given = record.get("vllm_version")
-    found = re.search(r"\d+\.\d+(?:\.\d+)?", str(given)) if given else None
-    version = given if given and re.fullmatch(r"v?\d+\.\d+\S*", given) else None
-    version = version or (found.group(0) if found else None)
-    options = CheckOptions(gpus=record.get("gpus"), vllm_version=version, detect_hardware=False)
-    return check_text(record["command"], options)
-
+from corpus_records import review_fit
 
 FAILED_STARTS = [
     ("moonlight26-trust-remote-code-positional", "flag-without-dashes"),
@@ -51,7 +24,7 @@ FAILED_STARTS = [
 
 @pytest.mark.parametrize(("record_id", "rule"), FAILED_STARTS)
 def test_failed_start_draws_its_rule(record_id: str, rule: str) -> None:
-    assert rule in {f.rule for f in review(record_id).findings}
+    assert rule in {f.rule for f in review_fit(record_id).findings}
 
 
 RAN = [
@@ -64,10 +37,10 @@ RAN = [
 @pytest.mark.parametrize("record_id", RAN)
 def test_pasted_command_reads_whole(record_id: str) -> None:
     parse_errors = {"unknown-flag", "missing-value", "invalid-value", "flag-without-dashes"}
-    assert not parse_errors & {f.rule for f in review(record_id).errors}
+    assert not parse_errors & {f.rule for f in review_fit(record_id).errors}
 
 
 def test_source_build_draws_no_registry_error() -> None:
     """`0.1.dev1+g6997a25ac`: a source build's version says nothing of its model registry."""
-    errors = {f.rule for f in review("strixhalo-pr5-qwen3-4b-fp16").errors}
+    errors = {f.rule for f in review_fit("strixhalo-pr5-qwen3-4b-fp16").errors}
     assert "arch-unsupported-in-release" not in errors

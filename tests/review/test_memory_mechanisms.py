@@ -5,36 +5,14 @@ each run on their own cards with their own layers."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from functools import cache
-from pathlib import Path
-from typing import Any
-
 import pytest
 
 from servetune.review import hardware, pipeline_stages
-from servetune.review.check import CheckOptions, Report, check_text
+from servetune.review.check import CheckOptions, check_text
 from servetune.review.model_names import quantization_in_name
 from servetune.review.settings import batch_defaults
 
-COMMANDS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "commands.json"
-
-
-@cache
-def _records() -> dict[str, Mapping[str, Any]]:
-    loaded = json.loads(COMMANDS.read_text(encoding="utf-8"))["records"]
-    return {r["id"]: r for r in loaded}
-
-
-def review(record_id: str) -> Report:
-    """A fit record's command reviewed with its GPUs and its release (X.Y.Z of a dev build)."""
-    record = _records()[record_id]
-    assert record["split"] == "fit"
-    options = CheckOptions(
-        gpus=record["gpus"], vllm_version=record["vllm_version"], detect_hardware=False
-    )
-    return check_text(record["command"], options)
+from corpus_records import review_fit
 
 
 @pytest.mark.parametrize(
@@ -78,7 +56,7 @@ def test_a_weight_only_scheme_name_is_compressed_tensors() -> None:
 def test_w8a16_on_two_3090s_fits_its_weights_but_not_the_sampler_of_1024_sequences() -> None:
     """vllm#17238 (0.8.1, V1): 16 GiB of 8-bit weights per 24 GB card; the sampler warm-up of
     V1's default 1024 sequences takes the rest ("No available memory for the cache blocks")."""
-    report = review("vllm-17238-qwen25-32b-w8a16-2x3090")
+    report = review_fit("vllm-17238-qwen25-32b-w8a16-2x3090")
     rules = {f.rule for f in report.findings}
     assert "kv-cache-too-small" in rules and "weights-dont-fit" not in rules
     assert report.estimate is not None
@@ -88,7 +66,7 @@ def test_w8a16_on_two_3090s_fits_its_weights_but_not_the_sampler_of_1024_sequenc
 def test_hf_config_path_decides_the_weights() -> None:
     """vllm#16128: an AWQ repo served with the unquantized repo's config (--hf-config-path)
     loads 16-bit weights, 44 GiB on a 24 GB A10."""
-    report = review("gh16128-mistral31-awq-a10-oom")
+    report = review_fit("gh16128-mistral31-awq-a10-oom")
     assert "weights-dont-fit" in {f.rule for f in report.findings}
     assert report.model is not None and report.model.quantization is None
 
@@ -111,7 +89,7 @@ def test_mixed_cards_pipeline_stages_each_hold_their_own_layers() -> None:
     """vllm#34076 (0.15.2rc1): VLLM_PP_LAYER_PARTITION=16,32 over an RTX 5070 Ti and an RTX 5090
     D. vLLM had 3.18 GiB of KV memory on the 5070 Ti's stage and, as 0.14 to 0.16 check it,
     compared it with one 262144-token sequence of all 48 layers (24 GiB): at most 34736."""
-    report = review("gh34076-mixed-5070ti-5090d-pp2")
+    report = review_fit("gh34076-mixed-5070ti-5090d-pp2")
     est = report.estimate
     assert est is not None and est.kv_cache_gib_per_gpu is not None
     assert abs(est.kv_cache_gib_per_gpu - 3.18) / 3.18 < 0.1

@@ -3,15 +3,11 @@ of tests/data/corpus/commands.json they were fixed on (issue 18)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
 import pytest
 
 from servetune.review.check import CheckOptions, Report, check_text
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "commands.json"
+from corpus_records import fit_record
 
 
 def review(command: str, gpus: str | None, version: str | None) -> Report:
@@ -21,13 +17,6 @@ def review(command: str, gpus: str | None, version: str | None) -> Report:
 
 def found(report: Report) -> dict[str, str]:
     return {f.rule: f.severity for f in report.findings}
-
-
-def fit_record(record_id: str) -> dict[str, Any]:
-    records: list[dict[str, Any]] = json.loads(CORPUS.read_text(encoding="utf-8"))["records"]
-    record = next(r for r in records if r["id"] == record_id)
-    assert record["split"] == "fit"
-    return record
 
 
 GPTQ = "vllm serve TheBloke/Llama-2-7B-Chat-GPTQ"
