@@ -93,6 +93,25 @@ def test_a_command_check_knows_the_fix_for_is_planned_corrected(
     assert isinstance(doc["prediction"], dict) and doc["prediction"]["output_throughput"] > 0
 
 
+def test_a_value_the_release_refuses_is_planned_without_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # vLLM 0.8.0's reasoning parsers do not include qwen3: the flag is dropped, and said so
+    argv = ["plan", "--vllm-version", "0.8.0", "--gpus", "1xA100-80GB", "--input-len", "1000",
+            "--output-len", "200", "--concurrency", "8", "--format", "json", "--", "vllm",
+            "serve", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192",
+            "--enable-reasoning", "--reasoning-parser", "qwen3"]  # fmt: skip
+    code, doc = _json(capsys, *argv)
+    assert code == 0
+    planned = doc["planned_command"]
+    assert isinstance(planned, str) and "--reasoning-parser" not in planned
+    assert "--max-model-len 8192" in planned
+    corrections = doc["corrections"]
+    assert isinstance(corrections, list)
+    assert [c["rule"] for c in corrections] == ["invalid-value"]
+    assert isinstance(doc["prediction"], dict) and doc["prediction"]["output_throughput"] > 0
+
+
 def test_a_command_as_given_has_no_corrections(capsys: pytest.CaptureFixture[str]) -> None:
     code, doc = _json(capsys, *BASE, "--concurrency", "4", "--format", "json", *SEED)
     assert code == 0 and doc["planned_command"] is None and doc["corrections"] == []

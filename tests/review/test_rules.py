@@ -345,6 +345,33 @@ def test_seed_example_gets_quant_on_unquantized() -> None:
     assert "--tensor-parallel-size 2" in report.corrected_command
 
 
+def test_an_invalid_choice_is_fixed_to_the_closest_choice() -> None:
+    report = review(f"{Q7} --dtype bfloat", "1xA100-80GB")
+    (finding,) = [f for f in report.errors if f.rule == "invalid-value"]
+    assert finding.fix.text() == "Use `--dtype bfloat16`, the accepted value closest to it."
+    assert report.corrected_command is not None
+    assert "--dtype bfloat16" in report.corrected_command
+
+
+def test_a_choice_a_release_lacks_is_removed_in_the_corrected_command() -> None:
+    # qwen3 as a reasoning parser came after 0.8.0: that release's choices are named
+    command = f"{Q7} --enable-reasoning --reasoning-parser qwen3"
+    report = review(command, "1xA100-80GB", "0.8.0")
+    (finding,) = [f for f in report.errors if f.rule == "invalid-value"]
+    assert "deepseek_r1" in finding.why.text()
+    assert report.corrected_command is not None
+    assert "--reasoning-parser" not in report.corrected_command
+    again = review(report.corrected_command, "1xA100-80GB", "0.8.0")
+    assert not [f for f in again.errors if f.rule == "invalid-value"]
+
+
+def test_a_value_of_the_wrong_type_is_removed_in_the_corrected_command() -> None:
+    report = review(f"{Q7} --max-num-seqs many", "1xA100-80GB")
+    assert "invalid-value" in {f.rule for f in report.errors}
+    assert report.corrected_command is not None
+    assert "--max-num-seqs" not in report.corrected_command
+
+
 def test_tp_fix_picks_a_size_that_divides_the_heads() -> None:
     report = review(f"{Q7} --tensor-parallel-size 3", "3xA100-80GB")
     assert report.corrected_command is not None

@@ -216,8 +216,33 @@ TEXTS: dict[str, str] = {
         "vLLM checks option types and choices before it loads anything and refuses to "
         "start on a value it cannot read."
     ),
-    "invalid-value.fix": "Use a value of the right kind (see `vllm serve --help=all`).",
+    "invalid-value.fix": (
+        "Use a value of the right kind (see `vllm serve --help=all`), or remove the flag to "
+        "take vLLM's default, as the corrected command does."
+    ),
     "invalid-value.ask_ai": "vLLM {version} rejects `{token}`. What value should it be?",
+    "invalid-value:did-you-mean.title": "`{token}`: `{value}` is not a valid value",
+    "invalid-value:did-you-mean.why": (
+        "vLLM checks option types and choices before it loads anything and refuses to "
+        "start on a value it cannot read."
+    ),
+    "invalid-value:did-you-mean.fix": "Use `{suggestion}`, the accepted value closest to it.",
+    "invalid-value:did-you-mean.ask_ai": (
+        "vLLM {version} rejects `{token}`. Did you mean `{suggestion}`?"
+    ),
+    "invalid-value:choices.title": "`{token}`: `{value}` is not a valid value",
+    "invalid-value:choices.why": (
+        "vLLM {version} accepts only these values here: {choices}. It checks them before it "
+        "loads anything and refuses to start on any other."
+    ),
+    "invalid-value:choices.fix": (
+        "Use one of those values, or remove the flag to take vLLM's default, as the "
+        "corrected command does; a value a later release added needs that release."
+    ),
+    "invalid-value:choices.ask_ai": (
+        "vLLM {version} rejects `{token}`: it accepts only {choices}. Which one fits, or "
+        "which release did you mean?"
+    ),
     "config-unreadable.title": "Cannot read the --config file `{path}`",
     "config-unreadable.why": (
         "{reason}. The settings in that file were not reviewed; on the server, vLLM will "

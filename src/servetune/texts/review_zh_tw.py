@@ -203,8 +203,33 @@ TEXTS: dict[str, str] = {
         "vLLM 在載入任何東西之前，會先檢查每個選項的型別和可選的值；遇到讀不懂的值，"
         "就直接拒絕啟動。"
     ),
-    "invalid-value.fix": "改用型別正確的值（請參考 `vllm serve --help=all`）。",
+    "invalid-value.fix": (
+        "改用型別正確的值（請參考 `vllm serve --help=all`），或把這個參數拿掉、改用 vLLM 的"
+        "預設值，就像修正後的指令那樣。"
+    ),
     "invalid-value.ask_ai": "vLLM {version} 不接受 `{token}` 目前的值。這裡應該填什麼才對？",
+    "invalid-value:did-you-mean.title": "`{token}`：`{value}` 不是有效的值",
+    "invalid-value:did-you-mean.why": (
+        "vLLM 在載入任何東西之前，會先檢查每個選項的型別和可選的值；遇到讀不懂的值，"
+        "就直接拒絕啟動。"
+    ),
+    "invalid-value:did-you-mean.fix": "改用 `{suggestion}`，這是可接受的值裡拼法最接近的。",
+    "invalid-value:did-you-mean.ask_ai": (
+        "vLLM {version} 不接受 `{token}`。你是不是想寫 `{suggestion}`？"
+    ),
+    "invalid-value:choices.title": "`{token}`：`{value}` 不是有效的值",
+    "invalid-value:choices.why": (
+        "vLLM {version} 在這裡只接受這些值：{choices}。它在載入任何東西之前就會檢查，"
+        "遇到其他值就拒絕啟動。"
+    ),
+    "invalid-value:choices.fix": (
+        "改用其中一個值，或把這個參數拿掉、改用 vLLM 的預設值，就像修正後的指令那樣；"
+        "較新版本才加入的值，就需要升級到那個版本。"
+    ),
+    "invalid-value:choices.ask_ai": (
+        "vLLM {version} 不接受 `{token}`：這裡只能用 {choices}。"
+        "哪一個才合適？還是你指的是別的版本？"
+    ),
     "config-unreadable.title": "無法讀取 --config 檔案 `{path}`",
     "config-unreadable.why": (
         "{reason}。這個檔案裡的設定沒有被檢查到；到了伺服器上，如果 vLLM 也讀不到它，"

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import difflib
+from collections.abc import Iterator, Sequence
 
 from servetune.review.rules.base import Context, Edit, Fact, Hit, rule
 from servetune.review.sentence import Sentence
@@ -109,12 +110,34 @@ def missing_value(ctx: Context) -> Iterator[Hit]:
             yield Hit({"token": issue.token}, flag=issue.token)
 
 
+def _closest_choice(value: str, choices: Sequence[str]) -> list[str]:
+    """The one choice the value begins (`bfloat` of `bfloat16`), else difflib's closest."""
+    begun = [c for c in choices if value and c.lower().startswith(value.lower())]
+    if len(begun) == 1:
+        return begun
+    return difflib.get_close_matches(value, choices, n=1)
+
+
 @rule("invalid-value", "error", None)
 def invalid_value(ctx: Context) -> Iterator[Hit]:
+    """A value vLLM cannot read, or one outside the release's choices. The fix: the choice
+    closest in spelling where one is close (`bfloat` for `bfloat16`), else the flag removed,
+    which gives vLLM's own default; either way the corrected command runs on that release."""
     for issue in ctx.command.issues:
-        if issue.kind == "invalid-value":
-            facts = {"token": issue.token, "value": issue.detail or ""}
-            yield Hit(facts, flag=issue.flag, by_release=True)
+        if issue.kind != "invalid-value" or not issue.flag:
+            continue
+        facts: dict[str, Fact] = {"token": issue.token, "value": issue.detail or ""}
+        close = _closest_choice(issue.detail or "", issue.choices or ())
+        if close:
+            facts["suggestion"] = f"{issue.flag} {close[0]}"
+            edits = (Edit(issue.flag, close[0]),)
+            yield Hit(facts, "did-you-mean", edits, flag=issue.flag, by_release=True)
+            continue
+        variant = "choices" if issue.choices else None
+        if issue.choices:
+            facts["choices"] = ", ".join(issue.choices)
+        edits = (Edit(issue.flag, None),)
+        yield Hit(facts, variant, edits, flag=issue.flag, by_release=True)
 
 
 @rule("config-unreadable", "warning", "--config")
