@@ -372,6 +372,24 @@ def test_a_value_of_the_wrong_type_is_removed_in_the_corrected_command() -> None
     assert "--max-num-seqs" not in report.corrected_command
 
 
+def test_unquoted_json_is_one_error_whose_fix_quotes_it() -> None:
+    # the shell split `{"method": "ngram", "num_speculative_tokens": 3}` and took its quotes
+    command = f"{Q7} --speculative-config {{method: ngram, num_speculative_tokens: 3}} -tp 1"
+    report = review(command, "1xA100-80GB")
+    assert [(f.rule, f.flag) for f in report.errors] == [("unknown-flag", "--speculative-config")]
+    assert report.corrected_command is not None
+    fixed = '--speculative-config \'{"method": "ngram", "num_speculative_tokens": 3}\''
+    assert fixed in report.corrected_command
+    assert not review(report.corrected_command, "1xA100-80GB").errors
+
+
+def test_a_json_value_that_does_not_close_is_left_to_the_stray_words() -> None:
+    report = review(f"{Q7} --speculative-config {{method: ngram, x: 3", "1xA100-80GB")
+    titles = [f.title.text() for f in report.errors]
+    assert titles == ["Stray value `ngram,` in the command", "Stray value `x:` in the command",
+                      "Stray value `3` in the command"]  # fmt: skip
+
+
 def test_tp_fix_picks_a_size_that_divides_the_heads() -> None:
     report = review(f"{Q7} --tensor-parallel-size 3", "3xA100-80GB")
     assert report.corrected_command is not None

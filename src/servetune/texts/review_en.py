@@ -74,6 +74,20 @@ TEXTS: dict[str, str] = {
         "In the command you gave me, `{token}` stands alone without a flag. Which flag "
         "was it meant for?"
     ),
+    "unknown-flag:unquoted-json.title": "The JSON value of `{flag}` is not quoted",
+    "unknown-flag:unquoted-json.why": (
+        "Without quotes around it the shell splits the JSON at its spaces and takes its "
+        "double quotes away, so `{flag}` gets only the first piece and vLLM refuses the "
+        "rest as unrecognized arguments."
+    ),
+    "unknown-flag:unquoted-json.fix": (
+        'Put the whole JSON in single quotes: `{flag} \'{{"key": "value"}}\'`, as the '
+        "corrected command does."
+    ),
+    "unknown-flag:unquoted-json.ask_ai": (
+        "The JSON after `{flag}` in your command has no quotes around it, so the shell "
+        "splits it. Please give it to me in single quotes."
+    ),
     "unknown-flag:ambiguous.title": "`{token}` is short for more than one vLLM {version} flag",
     "unknown-flag:ambiguous.why": (
         "vLLM accepts the start of a long flag when only one flag begins that way "

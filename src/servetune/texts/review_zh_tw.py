@@ -73,6 +73,18 @@ TEXTS: dict[str, str] = {
     "unknown-flag:stray.ask_ai": (
         "你給我的指令裡，`{token}` 單獨出現，前面沒有參數。它原本是要給哪個參數的？"
     ),
+    "unknown-flag:unquoted-json.title": "`{flag}` 的 JSON 值沒有加引號",
+    "unknown-flag:unquoted-json.why": (
+        "JSON 外面沒有引號時，shell 會在空白處把它切開，還會拿掉裡面的雙引號，"
+        "所以 `{flag}` 只拿到第一段，其餘的部分 vLLM 會當成無法辨識的參數而拒絕啟動。"
+    ),
+    "unknown-flag:unquoted-json.fix": (
+        '把整段 JSON 用單引號包起來：`{flag} \'{{"key": "value"}}\'`，就像修正後的指令那樣。'
+    ),
+    "unknown-flag:unquoted-json.ask_ai": (
+        "你給的指令裡 `{flag}` 後面的 JSON 沒有加引號，shell 會把它切開。"
+        "請用單引號包起來再給我一次。"
+    ),
     "unknown-flag:ambiguous.title": "`{token}` 同時是好幾個 vLLM {version} 參數的開頭",
     "unknown-flag:ambiguous.why": (
         "只要只有一個長參數以這段文字開頭，vLLM 就接受縮寫（`--gpu-memory-util` 就是 "

@@ -21,6 +21,7 @@ ArgValue = str | bool | tuple[str, ...]
 IssueKind = Literal[
     "dash-typo",
     "unknown-flag",
+    "unquoted-json",
     "removed-flag",
     "flag-too-new",
     "bool-flag-value",
@@ -257,6 +258,8 @@ def _read_known(
         value, index = _take_value(builder, tokens, index, token)
     if value is None:
         return index
+    if inline is None and _open_braces(value) > 0:
+        value, index = _rejoin_json(builder, tokens, index, token, value=value, flag=spec.canonical)
     if spec.kind == "list":
         values = [value]
         while index < len(tokens) and _looks_like_value(tokens[index]):
@@ -269,6 +272,45 @@ def _read_known(
         _check_kv_connector(builder, value, token)
     builder.set(spec.canonical, value)
     return index
+
+
+def _open_braces(text: str) -> int:
+    return text.count("{") - text.count("}") if text.startswith("{") else 0
+
+
+_BARE_WORD = re.compile(r"(?<![\w.\-])([A-Za-z_][\w.\-/]*)(?![\w.\-/])")
+
+
+def _as_json(words: str) -> str | None:
+    """The JSON that an unquoted object once was: the shell took its quotes away
+    (`{method: mtp, num_speculative_tokens: 2}`), so every bare word is quoted again; None
+    where it still does not read as a JSON object."""
+    quoted = _BARE_WORD.sub(
+        lambda m: m.group(1) if m.group(1) in ("true", "false", "null") else f'"{m.group(1)}"',
+        words,
+    )
+    try:
+        loaded = json.loads(quoted)
+    except ValueError:
+        return None
+    return json.dumps(loaded) if isinstance(loaded, dict) else None
+
+
+def _rejoin_json(
+    builder: Builder, tokens: Sequence[str], index: int, token: str, *, value: str, flag: str
+) -> tuple[str, int]:
+    """A JSON value written without shell quotes: the shell splits it at its spaces and vLLM
+    sees the rest as stray words ('unrecognized arguments'). The words up to the closing
+    brace are the value; the issue carries the JSON they spell, quoted, as the fix."""
+    end, depth = index, _open_braces(value)
+    while end < len(tokens) and depth > 0:
+        depth += tokens[end].count("{") - tokens[end].count("}")
+        end += 1
+    if depth != 0:
+        return value, index
+    words = " ".join([value, *tokens[index:end]])
+    builder.issues.append(ParseIssue("unquoted-json", f"{token} {words}", flag, _as_json(words)))
+    return _as_json(words) or words, end
 
 
 def _read_unknown(

@@ -37,6 +37,10 @@ def unknown_flag(ctx: Context) -> Iterator[Hit]:
             yield Hit(facts, "did-you-mean", edits, flag=issue.flag)
         elif issue.kind == "unknown-flag":
             yield Hit(facts, None, (Edit(issue.flag or "", None),), flag=issue.flag)
+        elif issue.kind == "unquoted-json" and issue.flag:
+            fix = (Edit(issue.flag, issue.detail),) if issue.detail else ()
+            facts["flag"] = issue.flag
+            yield Hit(facts, "unquoted-json", fix, flag=issue.flag)
         elif issue.kind == "ambiguous-flag":
             facts["candidates"] = issue.detail or ""
             yield Hit(facts, "ambiguous", flag=issue.flag)
