@@ -165,6 +165,11 @@ def test_the_arguments_a_template_gives_vllms_image() -> None:
     assert image.form == "docker"
     assert image.image_tag == "v0.12.0"
     assert image.model == "org/Model"
+    # gpustack2259: the vllm program's argv as its launcher logged it, `serve` first.
+    argv = parse_text("serve /cache/gemma-3-27b-it --max-model-len 8192 --tensor-parallel-size 3")
+    assert argv.model == "/cache/gemma-3-27b-it"
+    assert argv.args == {"--max-model-len": "8192", "--tensor-parallel-size": "3"}
+    assert argv.issues == ()
 
 
 @pytest.mark.parametrize(

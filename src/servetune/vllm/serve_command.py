@@ -378,6 +378,10 @@ def _as_arguments(words: list[str]) -> list[str] | None:
         return words
     if words and is_vllm_image(words[0]):
         return ["docker", "run", *words]
+    # The `vllm` program's own argv, as an image's entrypoint gets it or a launcher logs it
+    # (GPUStack: "Run vllm with arguments: serve MODEL --flags").
+    if len(words) > 1 and words[0] == "serve":
+        return ["vllm", *words]
     if len(words) > 1 and _HUB_ID.match(words[0]) and words[1].startswith("--"):
         return ["vllm", "serve", *words]
     return None

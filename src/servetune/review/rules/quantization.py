@@ -27,21 +27,23 @@ ONLINE_METHODS = frozenset(
         "torchao", "inc",
     }
 )  # fmt: skip
-# Minimum compute capability per method: {method: [(first release, capability)]}, newest last.
+# Minimum compute capability per method: {method: [(first release, capability)]}, newest last,
+# as each release's `get_min_capability` returns it (quantization/*.py; the 75s of fp8 and the
+# Marlin methods from 0.14.0, ModelOpt FP8's 80 from 0.27.0).
 _MIN_CAPABILITY: dict[str, list[tuple[str, int]]] = {
     "awq": [("0.0.0", 75)],
-    "awq_marlin": [("0.0.0", 80), ("0.15.0", 75)],
+    "awq_marlin": [("0.0.0", 80), ("0.14.0", 75)],
     "auto_awq": [("0.0.0", 75)],
     "gptq": [("0.0.0", 60)],
-    "gptq_marlin": [("0.0.0", 80), ("0.15.0", 75), ("0.27.0", 60)],
+    "gptq_marlin": [("0.0.0", 80), ("0.14.0", 75), ("0.27.0", 60)],
     "auto_gptq": [("0.0.0", 60)],
-    "fp8": [("0.0.0", 80), ("0.15.0", 75)],
+    "fp8": [("0.0.0", 80), ("0.14.0", 75)],
     "fbgemm_fp8": [("0.0.0", 80)],
     "compressed-tensors": [("0.0.0", 70)],
     "bitsandbytes": [("0.0.0", 70)],
     "gguf": [("0.0.0", 60)],
-    "modelopt": [("0.0.0", 89), ("0.33.0", 80)],
-    "modelopt_fp4": [("0.0.0", 100), ("0.11.0", 80), ("0.15.0", 75)],
+    "modelopt": [("0.0.0", 89), ("0.27.0", 80)],
+    "modelopt_fp4": [("0.0.0", 100), ("0.9.0", 80), ("0.14.0", 75)],
     "mxfp4": [("0.0.0", 80)],
     "gpt_oss_mxfp4": [("0.0.0", 80)],
     "experts_int8": [("0.0.0", 80)],
