@@ -112,6 +112,32 @@ def test_a_value_the_release_refuses_is_planned_without_it(
     assert isinstance(doc["prediction"], dict) and doc["prediction"]["output_throughput"] > 0
 
 
+def test_a_server_that_starts_holds_one_full_length_sequence(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # check only warns that 40,960 tokens may not fit (central ~37k); a server that started
+    # holds them (vLLM refuses to start otherwise), so a 39k request is served, not stuck
+    argv = ["plan", "--vllm-version", "0.33.0", "--gpus", "1xH100", "--input-len", "38000",
+            "--output-len", "1000", "--concurrency", "2", "--format", "json", "--", "vllm",
+            "serve", "Qwen/Qwen3-32B"]  # fmt: skip
+    code, doc = _json(capsys, *argv)
+    assert code == 0
+    prediction = doc["prediction"]
+    assert isinstance(prediction, dict)
+    assert prediction["kv_cache_tokens"] == 40960
+    assert prediction["output_throughput"] > 0
+
+
+def test_requests_longer_than_max_model_len_are_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = [*BASE[:-4], "--input-len", "8000", "--output-len", "500", "--concurrency", "2", *SEED]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "a request of 8500 tokens (8000 in + 500 out) is longer than --max-model-len 8192" in err
+    assert "hint: raise --max-model-len to 8500 or more" in err
+
+
 def test_a_command_as_given_has_no_corrections(capsys: pytest.CaptureFixture[str]) -> None:
     code, doc = _json(capsys, *BASE, "--concurrency", "4", "--format", "json", *SEED)
     assert code == 0 and doc["planned_command"] is None and doc["corrections"] == []

@@ -96,7 +96,10 @@ def test_a100_runs_are_predicted_at_amperes_own_gemm_rate(
     cases = [
         c
         for c in answered[0]
-        if c.group == "fit" and c.kind == "dense TP1" and c.setup.cost.device.ampere
+        if c.group == "fit"
+        and c.kind == "dense TP1"
+        and c.setup.cost.device.ampere
+        and "A100" in c.setup.cost.device.name
     ]
     assert len(cases) >= 3
     for case in cases:
@@ -174,3 +177,12 @@ def test_sharegpt_s_assumed_lengths_match_the_fit_records_that_publish_theirs(
         assert totals["input"] / totals["completed"] == pytest.approx(sharegpt.PROMPT_LEN, 0.02)
         assert totals["output"] / totals["completed"] == pytest.approx(sharegpt.OUTPUT_LEN, 0.03)
     assert not any(c.assumed_lengths for c in answered[0] if c.group == "fit")
+
+
+def test_totals_from_a_table_of_one_run_and_none_from_a_sweep() -> None:
+    header = "| request-rate | num-prompts | Total input tokens | Total generated tokens |"
+    rule = "|---|---|---|---|"
+    one = f"{header}\n{rule}\n| 1 | 100 | 22,925 | 21789 |"
+    assert corpus.quoted_totals(one) == {"completed": 100, "input": 22925, "output": 21789}
+    sweep = f"{one}\n| 2 | 200 | 42889 | 44132 |"
+    assert corpus.quoted_totals(sweep) == {}

@@ -48,16 +48,48 @@ _QUOTE_NUMBERS = {
 }
 
 
+# A markdown table of runs, one per row, under the summary's own names ("Total input tokens",
+# "num-prompts"): the columns that give the totals.
+_TABLE_COLUMNS = {
+    "completed": ("successful requests", "num-prompts", "num prompts", "completed"),
+    "input": ("total input tokens",),
+    "output": ("total generated tokens", "total output tokens"),
+}
+
+
+def _table_totals(quote: str) -> dict[str, float]:
+    """The totals of a quote that tabulates its one run (`| Total input tokens | ... |`), with
+    the header's row and one row of figures; none from a table of several runs."""
+    lines = [ln.strip() for ln in quote.splitlines() if ln.strip().startswith("|")]
+    for number, line in enumerate(lines[:-1]):
+        header = [cell.strip().lower() for cell in line.strip("|").split("|")]
+        rows = [r for r in lines[number + 1 :] if not re.fullmatch(r"[|:\-\s]+", r)]
+        # one run's table only: a sweep's rows are other runs
+        if "total input tokens" not in header or len(rows) != 1:
+            continue
+        cells = [cell.strip() for cell in rows[0].strip("|").split("|")]
+        found: dict[str, float] = {}
+        for key, names in _TABLE_COLUMNS.items():
+            index = next((header.index(n) for n in names if n in header), None)
+            if index is not None and index < len(cells):
+                try:
+                    found[key] = float(cells[index].replace(",", ""))
+                except ValueError:
+                    continue
+        return found
+    return {}
+
+
 def quoted_totals(quote: str) -> dict[str, float]:
     """Successful requests and total input/generated tokens, where the quote prints them
-    (vLLM's text summary or its --save-result JSON)."""
+    (vLLM's text summary, its --save-result JSON, or a table of the run's summary)."""
     found = {}
     for key, patterns in _QUOTE_NUMBERS.items():
         for pattern in patterns:
             if match := re.search(pattern, quote):
                 found[key] = float(match.group(1).replace(",", ""))
                 break
-    return found
+    return found or _table_totals(quote)
 
 
 _ASSIGN = re.compile(r"^\s*(?:export\s+)?([A-Z_][A-Z0-9_]*)=(\"[^\"]*\"|'[^']*'|\S*)\s*$", re.M)

@@ -202,6 +202,7 @@ def run_plan(report: Report | Corrected, config: PlanConfig, options: CheckOptio
     A `Corrected` command (see `corrected`) is planned as corrected, and says so."""
     fixed = report if isinstance(report, Corrected) else None
     report = report.report if isinstance(report, Corrected) else report
+    _refuse_too_long(report, config.load)
     fit = _calibrate(config.calibrate, report, options, config.load) if config.calibrate else None
     efficiency = fit.efficiency if fit else step_time.Efficiency()
 
@@ -231,6 +232,24 @@ def run_plan(report: Report | Corrected, config: PlanConfig, options: CheckOptio
         group=group,
         intervals=bounds,
     )
+
+
+def _refuse_too_long(report: Report, load: Load) -> None:
+    """vLLM's OpenAI server refuses a request whose prompt and `max_tokens` together exceed
+    `--max-model-len` ("This model's maximum context length is ..."): a load of them has no
+    throughput to predict, only errors."""
+    length, s = report.settings.max_model_len, report.settings
+    tokens = load.input_len + load.output_len
+    if length and not s.max_model_len_auto and tokens > length:
+        raise UsageError(
+            ErrorText(
+                "plan.request-too-long",
+                tokens=tokens,
+                input_len=load.input_len,
+                output_len=load.output_len,
+                length=length,
+            )
+        )
 
 
 def _worst(fit: calibrate.Fit | None) -> float | None:

@@ -15,6 +15,7 @@ from servetune.plan import step_time
 from servetune.plan.simulate import Limits, Load, SimResult, simulate_continuous, simulate_static
 from servetune.review.capacity import Estimate
 from servetune.review.check import Report
+from servetune.review.settings import Settings
 from servetune.texts import ErrorText
 from servetune.vllm.flags import version_at_least
 
@@ -77,15 +78,24 @@ class Setup:
     replicas: int = 1  # data-parallel engines: each takes its share of the load
 
 
-def _kv_tokens(est: Estimate) -> int | None:
+def _kv_tokens(est: Estimate, settings: Settings) -> int | None:
     """The KV cache tokens to simulate. Where check's central estimate leaves no KV memory but
     the most its evidence allows does (check then only warns, and the server may start:
     gpt-oss-120b on one H100 ran 1,000 ShareGPT users at its 32k default), plan on that end
-    of the range rather than on a cache that holds nothing and predicts no output."""
+    of the range rather than on a cache that holds nothing and predicts no output.
+
+    A server that runs holds one full-length sequence at least: vLLM refuses to start when
+    its KV cache cannot (V1's `check_enough_kv_cache_memory`, "To serve at least one request
+    with the model's max seq len"; V0's "larger than the maximum number of tokens that can be
+    stored in KV cache"), so where check only warns that it may not, the server planned is
+    the one that started, with `--max-model-len` tokens of cache."""
     tokens = est.kv_cache_tokens
     most = est.kv_available_gib_range[1] if est.kv_available_gib_range else 0.0
     if tokens == 0 and most > 0 and est.kv_bytes_per_token_per_gpu > 0:
-        return int(most * 2**30 / est.kv_bytes_per_token_per_gpu)
+        tokens = int(most * 2**30 / est.kv_bytes_per_token_per_gpu)
+    length = settings.max_model_len
+    if tokens is not None and length and not settings.max_model_len_auto:
+        return max(tokens, length)
     return tokens
 
 
@@ -115,7 +125,7 @@ def setup(report: Report, efficiency: step_time.Efficiency | None = None) -> Set
     limits = Limits(
         max_num_seqs=s.max_num_seqs,
         max_num_batched_tokens=s.max_num_batched_tokens or 8192,
-        kv_cache_tokens=_kv_tokens(est),
+        kv_cache_tokens=_kv_tokens(est, s),
         block_size=s.block_size,
         chunked_prefill=s.chunked_prefill,
         prefix_caching=prefix_caching(report),

@@ -262,6 +262,15 @@ TEXTS: dict[str, str] = {
     "plan.model-unknown.hint": "pass --model-config PATH/config.json",
     "plan.gpu-unknown": "plan needs the GPU model",
     "plan.gpu-unknown.hint": "pass --gpus, e.g. --gpus 1xH100-80GB",
+    "plan.request-too-long": (
+        "a request of {tokens} tokens ({input_len} in + {output_len} out) is longer than "
+        "--max-model-len {length}: vLLM answers every such request with an error (400, "
+        "'maximum context length'), so there is nothing to plan"
+    ),
+    "plan.request-too-long.hint": (
+        "raise --max-model-len to {tokens} or more (if the KV cache holds it), or plan the "
+        "lengths your users send"
+    ),
     "plan.no-calibration": "no run to calibrate on has throughput or latency figures",
     "plan.no-calibration.hint": (
         "give result files written by servetune bench or vllm bench serve --save-result"

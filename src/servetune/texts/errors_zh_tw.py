@@ -247,6 +247,15 @@ TEXTS: dict[str, str] = {
     "plan.model-unknown.hint": "請用 --model-config PATH/config.json 指定",
     "plan.gpu-unknown": "plan 需要知道 GPU 型號",
     "plan.gpu-unknown.hint": "請給 --gpus，例如 --gpus 1xH100-80GB",
+    "plan.request-too-long": (
+        "一個請求有 {tokens} 個 token（輸入 {input_len} + 輸出 {output_len}），超過 "
+        "--max-model-len {length}：vLLM 會對每個這樣的請求回錯誤（400，「maximum context "
+        "length」），所以沒有東西可以規劃"
+    ),
+    "plan.request-too-long.hint": (
+        "把 --max-model-len 提高到 {tokens} 以上（前提是 KV cache 放得下），或改用使用者"
+        "實際會送的長度來規劃"
+    ),
     "plan.no-calibration": "可用來校準的測量結果都沒有吞吐量或延遲數字",
     "plan.no-calibration.hint": (
         "請給 servetune bench 或 vllm bench serve --save-result 寫出的結果檔"
