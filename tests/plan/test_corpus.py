@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from servetune.plan import accuracy, corpus, sharegpt, step_time
+from servetune.plan.simulate import Load
 
 RUNS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "runs.json"
 
@@ -186,3 +187,13 @@ def test_totals_from_a_table_of_one_run_and_none_from_a_sweep() -> None:
     assert corpus.quoted_totals(one) == {"completed": 100, "input": 22925, "output": 21789}
     sweep = f"{one}\n| 2 | 200 | 42889 | 44132 |"
     assert corpus.quoted_totals(sweep) == {}
+
+
+def test_a_mean_tpot_the_mean_latency_contradicts_is_not_scored() -> None:
+    # gpustack-qwen3.5-9b: 0.33 ms "TPOT" beside 17.48 s for 2,000 tokens (bursty stream)
+    load = Load(input_len=1000, output_len=2000, num_prompts=200, concurrency=18)
+    quote = "Mean TTFT (ms): 54.95\nMean Latency(s): 17.48\nMean TPOT (ms): 0.33"
+    rec = {"measured": {"mean_ttft_ms": 54.95, "mean_tpot_ms": 0.33}, "quote": quote}
+    assert corpus._measured(rec, load) == {"mean_ttft_ms": 54.95}
+    rec["measured"] = {"mean_ttft_ms": 54.95, "mean_tpot_ms": 8.7}
+    assert corpus._measured(rec, load) == {"mean_ttft_ms": 54.95, "mean_tpot_ms": 8.7}
