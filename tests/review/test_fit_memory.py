@@ -80,8 +80,13 @@ def test_deepseek_before_mla_caches_k_and_v_per_head() -> None:
     assert "mla-full-kv" in report.estimate.notes
     later = review(record["command"], record["gpus"], "0.7.3").estimate
     assert later is not None
-    assert later.kv_bytes_per_token_per_gpu == 31 * 576 * 2
+    # 0.7.2 and 0.7.3 pad the 576-wide latent to 256 bytes (640 values)
+    assert later.kv_bytes_per_token_per_gpu == 31 * 640 * 2
     assert "mla-full-kv" not in later.notes
+    # from 0.8.0 unpadded, and the odd layer goes to the first stage (30 on the last)
+    unpadded = review(record["command"], record["gpus"], "0.8.0").estimate
+    assert unpadded is not None
+    assert unpadded.kv_bytes_per_token_per_gpu == 30 * 576 * 2
 
 
 def test_mla_is_disabled_for_awq_in_0_7_1_and_0_7_2() -> None:
@@ -91,7 +96,7 @@ def test_mla_is_disabled_for_awq_in_0_7_1_and_0_7_2() -> None:
     assert early is not None
     assert later is not None
     assert early.kv_bytes_per_token_per_gpu == 61 * 2 * 16 * 192 * 2
-    assert later.kv_bytes_per_token_per_gpu == 61 * 576 * 2
+    assert later.kv_bytes_per_token_per_gpu == 61 * 640 * 2  # 576 padded to 256 bytes
 
 
 _OWN_BLOCK_SIZE = ("gaudi", "hpu", "neuron", "tpu", "inferentia", "trainium")
