@@ -46,6 +46,7 @@ ADDED = [
     ("moonshotai/Kimi-Linear-48B-A3B-Instruct", (27, 32, 32, 256, 1048576)),
     ("ByteDance-Seed/Seed-OSS-36B-Instruct", (64, 80, 8, None, 524288)),
     ("Qwen/Qwen3.5-4B", (32, 16, 4, None, 262144)),
+    ("facebook/opt-125m", (12, 12, 12, None, 2048)),
 ]
 
 

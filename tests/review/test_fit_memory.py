@@ -238,3 +238,15 @@ def test_an_unchunked_batch_is_never_below_2048_tokens() -> None:
     assert not settings.chunked_prefill
     assert settings.max_num_batched_tokens is not None
     assert settings.max_num_batched_tokens >= 2048
+
+
+def test_opt_125m_leaves_nearly_the_whole_budget_to_the_kv_cache() -> None:
+    """vllm#4454 (0.4.1, V0, one A6000): LLM("facebook/opt-125m") logged 75,937 blocks of 16;
+    12 layers x 2 x 768 x 2 bytes a token."""
+    record = fit_record("vllm-pr4454-opt125m-a6000")
+    report = review("vllm serve facebook/opt-125m", record["gpus"], "0.4.1")
+    estimate = report.estimate
+    assert estimate is not None and estimate.kv_cache_tokens is not None
+    assert estimate.kv_bytes_per_token_per_gpu == 12 * 2 * 768 * 2
+    logged = record["logged"]["gpu_blocks"] * 16
+    assert abs(estimate.kv_cache_tokens / logged - 1) <= 0.10
