@@ -317,10 +317,45 @@ def _logged(record: Mapping[str, Any], report: Report | str) -> tuple[str, float
     return None
 
 
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+
+
+def _named_checkpoint(record: Mapping[str, Any], report: Report | str) -> str | None:
+    """The Hub id the record's `model` names for a command whose model check cannot resolve
+    here (a local path, a shell variable): on the user's machine check reads that path's
+    config.json, which is the checkpoint the collector named. None when check resolved the
+    model, or the record names no Hub id (`org/name` as its first word)."""
+    if isinstance(report, str) or report.model is not None or not report.command.model:
+        return None
+    words = str(record.get("model") or "").split()
+    named = words[0] if words else ""
+    if not _HUB_ID.fullmatch(named) or named.startswith((".", "/", "~")):
+        return None
+    return named if named != report.command.model else None
+
+
+def _memory_review(record: Mapping[str, Any]) -> Report | str:
+    """The record reviewed for its memory figures: where the command's model is a path or a
+    variable check cannot read here, with the checkpoint the record names in its place."""
+    report = _review_record(record, "quote")
+    named = _named_checkpoint(record, report)
+    if named is None or isinstance(report, str) or report.command.model is None:
+        return report
+    given = report.command.model
+    command = record["command"]
+    if given not in command:
+        logged = _logged_command(record.get("quote"))
+        command = logged if logged and given in logged else command
+    if given not in command:
+        return report
+    replaced = {**record, "command": command.replace(given, named)}
+    return _review_record(replaced, "quote")
+
+
 def score_memory(record: Mapping[str, Any]) -> Score | None:
     if not record.get("gpus"):
         return None
-    report = _review_record(record, "quote")
+    report = _memory_review(record)
     figure = _logged(record, report)
     if figure is None:
         return None

@@ -57,6 +57,7 @@ ADDED = [
     ("MiniMaxAI/MiniMax-M2.1", (62, 48, 8, 256, 196608)),
     ("MiniMaxAI/MiniMax-M2.7", (62, 48, 8, 256, 196608)),
     ("mistralai/Mistral-Medium-3.5-128B", (88, 96, 8, None, 262144)),
+    ("facebook/opt-125m", (12, 12, 12, None, 2048)),
 ]
 
 

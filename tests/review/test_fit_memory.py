@@ -80,8 +80,13 @@ def test_deepseek_before_mla_caches_k_and_v_per_head() -> None:
     assert "mla-full-kv" in report.estimate.notes
     later = review(record["command"], record["gpus"], "0.7.3").estimate
     assert later is not None
-    assert later.kv_bytes_per_token_per_gpu == 31 * 576 * 2
+    # 0.7.2 and 0.7.3 pad the 576-wide latent to 256 bytes (640 values)
+    assert later.kv_bytes_per_token_per_gpu == 31 * 640 * 2
     assert "mla-full-kv" not in later.notes
+    # from 0.8.0 unpadded, and the odd layer goes to the first stage (30 on the last)
+    unpadded = review(record["command"], record["gpus"], "0.8.0").estimate
+    assert unpadded is not None
+    assert unpadded.kv_bytes_per_token_per_gpu == 30 * 576 * 2
 
 
 def test_mla_is_disabled_for_awq_in_0_7_1_and_0_7_2() -> None:
@@ -91,7 +96,7 @@ def test_mla_is_disabled_for_awq_in_0_7_1_and_0_7_2() -> None:
     assert early is not None
     assert later is not None
     assert early.kv_bytes_per_token_per_gpu == 61 * 2 * 16 * 192 * 2
-    assert later.kv_bytes_per_token_per_gpu == 61 * 576 * 2
+    assert later.kv_bytes_per_token_per_gpu == 61 * 640 * 2  # 576 padded to 256 bytes
 
 
 _OWN_BLOCK_SIZE = ("gaudi", "hpu", "neuron", "tpu", "inferentia", "trainium")
@@ -233,3 +238,15 @@ def test_an_unchunked_batch_is_never_below_2048_tokens() -> None:
     assert not settings.chunked_prefill
     assert settings.max_num_batched_tokens is not None
     assert settings.max_num_batched_tokens >= 2048
+
+
+def test_opt_125m_leaves_nearly_the_whole_budget_to_the_kv_cache() -> None:
+    """vllm#4454 (0.4.1, V0, one A6000): LLM("facebook/opt-125m") logged 75,937 blocks of 16;
+    12 layers x 2 x 768 x 2 bytes a token."""
+    record = fit_record("vllm-pr4454-opt125m-a6000")
+    report = review("vllm serve facebook/opt-125m", record["gpus"], "0.4.1")
+    estimate = report.estimate
+    assert estimate is not None and estimate.kv_cache_tokens is not None
+    assert estimate.kv_bytes_per_token_per_gpu == 12 * 2 * 768 * 2
+    logged = record["logged"]["gpu_blocks"] * 16
+    assert abs(estimate.kv_cache_tokens / logged - 1) <= 0.10

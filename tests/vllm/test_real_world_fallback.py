@@ -52,3 +52,37 @@ def test_a_quote_without_a_logged_configuration_leaves_the_refusal() -> None:
     report = bench._review_record(record, "quote")
     assert isinstance(report, str)
     assert report.startswith("CommandParseError")
+
+
+def test_a_model_check_cannot_read_here_is_the_checkpoint_the_record_names() -> None:
+    """A shell variable or a local path is read on the user's machine (its config.json): the
+    memory score reviews the Hub checkpoint the record names in its place."""
+    bench = real_world()
+    record = {
+        "command": 'python -m vllm.entrypoints.openai.api_server --model "$MODEL_ID"',
+        "gpus": "1xRTX-3090-24GB",
+        "model": "NousResearch/Hermes-3-Llama-3.1-8B",
+        "quote": "",
+    }
+    report = bench._memory_review(record)
+    assert isinstance(report, Report)
+    assert report.command.model == "NousResearch/Hermes-3-Llama-3.1-8B"
+    assert report.model is not None
+
+
+def test_a_model_check_reads_is_kept_whatever_the_record_says() -> None:
+    bench = real_world()
+    record = {
+        "command": "vllm serve meta-llama/Llama-3.1-8B-Instruct",
+        "gpus": "1xH100",
+        "model": "someone/Another-Model (a note)",
+        "quote": "",
+    }
+    report = bench._memory_review(record)
+    assert isinstance(report, Report)
+    assert report.command.model == "meta-llama/Llama-3.1-8B-Instruct"
+    # a record whose `model` is itself a path names no checkpoint
+    local = {**record, "command": "vllm serve /models/x", "model": "/models/x (local)"}
+    unresolved = bench._memory_review(local)
+    assert isinstance(unresolved, Report)
+    assert unresolved.command.model == "/models/x"

@@ -301,8 +301,8 @@ def _measured(rec: Mapping[str, object], load: Load | None = None) -> dict[str, 
     got = {m: float(v) for m in METRICS if isinstance(v := raw.get(m), int | float)}
     latency = _mean_latency_ms(rec)
     tpot, ttft = got.get("mean_tpot_ms"), got.get("mean_ttft_ms", 0.0)
-    known = load is not None and latency and tpot is not None and load.output_len > 1
-    if known and ttft + (tpot or 0.0) * ((load.output_len if load else 1) - 1) < latency / 3:
+    decoded = load.output_len - 1 if load is not None else 0
+    if latency and tpot is not None and decoded > 0 and ttft + tpot * decoded < latency / 3:
         del got["mean_tpot_ms"]
     return got
 

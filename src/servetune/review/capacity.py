@@ -38,7 +38,7 @@ from servetune.review.startup_profile import (
     sampler_peak,
     torch_cache_factor,
 )
-from servetune.review.weights import expert_bytes, weight_bytes
+from servetune.review.weights import expert_bytes, rank_extra_bytes, weight_bytes
 from servetune.vllm.flags import version_at_least
 
 
@@ -333,10 +333,9 @@ def estimate(
         mem = staged.memory
     else:
         weights = (
-            (total_bytes + tower_weight_bytes(model, settings))
-            / settings.tensor_parallel_size
-            / GIB
-        )
+            (total_bytes + tower_weight_bytes(model, settings)) / settings.tensor_parallel_size
+            + rank_extra_bytes(model, settings, version)
+        ) / GIB
         if settings.expert_parallel and settings.data_parallel_size > 1:
             # Expert parallelism spreads the routed experts over every DP x TP rank (vLLM's
             # FusedMoE: ep_size = dp_size x tp_size); the rest is replicated per DP rank.

@@ -30,6 +30,12 @@ _MLA_FROM = "0.7.1"
 _MLA_ANY_QUANT_FROM = "0.7.3"
 _MLA_QUANT_BEFORE_ANY = ("fp8", "compressed-tensors")
 _PRE_MLA_HEAD = 256
+# 0.7.2 and 0.7.3 (V0 vllm/worker/cache_engine.py, VLLM_CUDA_MEM_ALIGN_KV_CACHE on by default)
+# pad each cached latent to a multiple of 256 bytes of the model dtype on CUDA (`_align_cache`,
+# `align_to_256bytes`): DeepSeek's 576 values take 640. DeepSeek-R1 at TP 16 on 0.7.3: 24.10 GiB
+# held 20,712 blocks of 16 (vllm#16766), 1,280 bytes a token and layer. Gone from 0.8.0.
+_MLA_ALIGNED = ("0.7.2", "0.8.0")
+_MLA_ALIGN_BYTES = 256
 
 
 def mla_latent_cached(model: ModelFacts, settings: Settings, version: str | None = None) -> bool:
@@ -59,7 +65,7 @@ def kv_bytes_per_token_layer(
         return compressed.block_bytes // compressed.block // max(1, len(model.compress_ratios))
     dtype_bytes = kv_dtype_bytes(settings)
     if mla_latent_cached(model, settings, version):
-        return ((model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0)) * dtype_bytes
+        return _latent_values(model, settings, version) * dtype_bytes
     if model.is_mla:
         heads = max(1, (model.num_attention_heads or 1) // settings.tensor_parallel_size)
         qk_head = (model.qk_nope_head_dim or 0) + (model.qk_rope_head_dim or 0)
@@ -68,6 +74,18 @@ def kv_bytes_per_token_layer(
     kv_heads = model.num_kv_heads or 1
     per_rank = max(1, kv_heads // settings.tensor_parallel_size)
     return 2 * per_rank * _head_bytes(model.head_dim or 0, settings, dtype_bytes)
+
+
+def _latent_values(model: ModelFacts, settings: Settings, version: str | None) -> int:
+    """Values one token's MLA latent takes in the cache: kv_lora_rank + qk_rope_head_dim, padded
+    to 256 bytes of the model dtype in 0.7.2 and 0.7.3 (`_MLA_ALIGNED`; CUDA's layout, which
+    the estimate takes for every platform)."""
+    values = (model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0)
+    since, until = _MLA_ALIGNED
+    if version is None or not version_at_least(version, since) or version_at_least(version, until):
+        return values
+    per_line = _MLA_ALIGN_BYTES // DTYPE_BYTES.get(settings.dtype or "bfloat16", 2)
+    return -(-values // per_line) * per_line
 
 
 def _head_bytes(head_dim: int, settings: Settings, dtype_bytes: int) -> int:

@@ -11,6 +11,7 @@ from servetune.review.encoder_profile import tower_weight_bytes
 from servetune.review.hardware import GpuSpec
 from servetune.review.model import ModelFacts
 from servetune.review.settings import DTYPE_BYTES, Settings
+from servetune.review.weights import rank_extra_bytes
 from servetune.vllm.flags import version_at_least
 
 # vllm/distributed/utils.py `get_pp_indices`: from 0.8.0 the layers left over after an even
@@ -79,16 +80,19 @@ def stages(
     matrix = _vocab_matrix_bytes(model, settings)
     body = max(0, total_bytes - (matrix if model.tie_word_embeddings else 2 * matrix))
     laid_out = len(cards) >= tp * pp
+    # what each rank holds beyond its 1/TP share, spread over the decoder layers (`weights`)
+    extra = rank_extra_bytes(model, settings, version)
     found: list[Stage] = []
     for index, count in enumerate(split):
         first, last = index == 0, index == pp - 1
-        own = body * count / layers if layers else body / pp
+        share = count / layers if layers else 1 / pp
+        own = body * share
         own += (matrix + tower_weight_bytes(model, settings) if first else 0) + (
             matrix if last else 0
         )
         ranks = cards[index * tp : (index + 1) * tp] if laid_out else ()
         card = min(ranks, key=lambda c: c.memory_gib) if ranks else gpu
-        found.append(Stage(index, count, own / tp, card, first, last))
+        found.append(Stage(index, count, own / tp + extra * share, card, first, last))
     return tuple(found)
 
 

@@ -15,6 +15,7 @@ from typing import Literal
 from servetune.review.hardware import GpuSpec, Hardware
 from servetune.review.model import FLOAT16_REFUSED, ModelFacts
 from servetune.review.sentence import Sentence
+from servetune.vllm import bench_args
 from servetune.vllm.flags import version_at_least
 from servetune.vllm.serve_command import ServeCommand
 
@@ -235,6 +236,25 @@ def _v0_auto_chunked(
     return not (later and (on_rocm or pooling))
 
 
+def _bench_program(command: ServeCommand) -> str | None:
+    """The offline benchmark a command runs (`benchmark_throughput.py`, `bench latency`)."""
+    if command.form != "bench":
+        return None
+    words = [word.rsplit("/", 1)[-1] for word in command.prefix]
+    pairs = [" ".join(words[i : i + 2]) for i in range(len(words))]
+    return next((w for w in (*words, *pairs) if w in bench_args.PROGRAMS), None)
+
+
+def _bench_passes_own_flags(command: ServeCommand) -> bool:
+    """Whether the command is an offline benchmark script that builds its engine from options
+    of its own (0.6.3 and before): it passes `enable_chunked_prefill=args.enable_chunked_prefill`,
+    a store_true option (False unless given), so V0 never turns chunked prefill on by itself
+    (benchmarks/benchmark_throughput.py and benchmark_latency.py, 0.5.3 to 0.6.3)."""
+    program = _bench_program(command)
+    found = bench_args.options(program, command.version) if program else None
+    return found is not None and not found.engine_args
+
+
 def _chunked_prefill(
     command: ServeCommand,
     max_model_len: int | None,
@@ -246,6 +266,8 @@ def _chunked_prefill(
     if not version_at_least(version, "0.8.0"):
         if flag is not None:
             return flag, None
+        if _bench_passes_own_flags(command):
+            return False, None
         auto = max_model_len is not None and _v0_auto_chunked(command, model, gpu, max_model_len)
         return auto, Reason("default.chunked.v0")
     if not version_at_least(version, "0.15.0"):

@@ -3,8 +3,10 @@ each quantization method stores per weight as its kernels keep them."""
 
 from __future__ import annotations
 
+from servetune.review.kv_cache import mla_latent_cached
 from servetune.review.model import ModelFacts, QuantFacts
 from servetune.review.settings import DTYPE_BYTES, Settings
+from servetune.vllm.flags import version_at_least
 
 # Bits per stored weight of one quantized linear layer, for group quantization (AWQ/GPTQ):
 # b bits per weight, plus a 16-bit scale and a b-bit zero point per group of G weights.
@@ -231,3 +233,74 @@ def _mtp_params(model: ModelFacts, settings: Settings) -> int:
     hidden = model.hidden_size or 0
     per_layer = _attention_params(model) + (mlp + experts) // layers + 2 * hidden * hidden
     return model.mtp_layers * per_layer
+
+
+# --- what a tensor-parallel rank holds beyond its share -----------------------------------------
+# `weight_bytes` is the whole model; an even split gives each rank 1/TP of it. Some layers are not
+# split: vLLM replicates MLA's down-projections (`q_a_proj`, `kv_a_proj_with_mqa`: ReplicatedLinear
+# in deepseek_v2.py, every release) and the MoE router (`gate`: ReplicatedLinear with no quant
+# config, in the compute dtype). And MLA builds decode matrices from its weights after loading
+# (`process_weights_after_loading`), kept beside them: 0.7.1 to 0.7.3 (V0, matrix absorption,
+# vllm/attention/backends/mla/utils.py) the RoPE part of q_proj in the compute dtype (W_QR), the
+# dequantized kv_b_proj (W_UK, W_UV), q_proj absorbed with W_UK (W_Q_UK) and W_UV absorbed into
+# o_proj (W_UV_O), both requantized to fp8 for an fp8 checkpoint; from 0.8.0 only the dequantized
+# kv_b_proj (W_UV, W_UK_T are views of it; mla/common.py, mla_attention.py). DeepSeek-R1 at TP 16
+# on 0.7.3: 42.47 GiB of weights per rank logged (vllm#16766), 3.3 GiB above the even split.
+_MLA_ABSORBED_FROM, _MLA_VIEWS_FROM = "0.7.1", "0.8.0"
+
+
+def _body_bytes_per_param(model: ModelFacts, settings: Settings) -> float:
+    """Bytes per weight of the decoder's attention projections as stored."""
+    dense = float(DTYPE_BYTES.get(settings.dtype or "bfloat16", 2))
+    quant = model.quantization
+    if quant is None:
+        return 1.0 if settings.quantization in _ONLINE_8BIT else dense
+    return dense if _attention_unquantized(model, quant) else _quant_bits(quant) / 8
+
+
+def replicated_bytes(model: ModelFacts, settings: Settings) -> int:
+    """Bytes of the layers every tensor-parallel rank holds whole: MLA's q_a_proj and
+    kv_a_proj_with_mqa, and the MoE router (compute dtype)."""
+    hidden = model.hidden_size or 0
+    total = 0.0
+    if model.is_mla:
+        down = hidden * ((model.q_lora_rank or 0) + (model.kv_lora_rank or 0))
+        down += hidden * (model.qk_rope_head_dim or 0)
+        total += model.attention_layers * down * _body_bytes_per_param(model, settings)
+    if model.is_moe:
+        moe_layers = (model.num_layers or 0) - model.num_dense_layers
+        dense = DTYPE_BYTES.get(settings.dtype or "bfloat16", 2)
+        total += moe_layers * hidden * (model.num_experts or 0) * dense
+    return int(total)
+
+
+def mla_decode_bytes(model: ModelFacts, settings: Settings, version: str | None = None) -> int:
+    """Bytes per GPU of the decode matrices MLA builds after loading (see above); 0 where the
+    release does not cache the latent (`mla_latent_cached`) or the model has no MLA."""
+    if not model.is_mla or not mla_latent_cached(model, settings, version):
+        return 0
+    act = DTYPE_BYTES.get(settings.dtype or "bfloat16", 2)
+    heads = max(1, (model.num_attention_heads or 1) // settings.tensor_parallel_size)
+    rank, rope = model.kv_lora_rank or 0, model.qk_rope_head_dim or 0
+    nope, v_dim = model.qk_nope_head_dim or 0, model.v_head_dim or 0
+    quant = model.quantization
+    quantized = quant is not None or settings.quantization in _ONLINE_8BIT
+    kv_b = rank * heads * (nope + v_dim) * act if quantized else 0
+    if version is None or version_at_least(version, _MLA_VIEWS_FROM):
+        return model.attention_layers * kv_b
+    if not version_at_least(version, _MLA_ABSORBED_FROM):
+        return 0
+    q_in = model.q_lora_rank or model.hidden_size or 0
+    fp8 = quant is not None and quant.method.startswith("fp8")
+    stored = 1 if fp8 else act
+    absorbed = q_in * heads * rank * stored + heads * rank * (model.hidden_size or 0) * stored
+    return model.attention_layers * (q_in * heads * rope * act + kv_b + absorbed)
+
+
+def rank_extra_bytes(model: ModelFacts, settings: Settings, version: str | None = None) -> int:
+    """Bytes each tensor-parallel rank holds beyond 1/TP of `weight_bytes`, over all layers:
+    the replicated layers' other (TP - 1)/TP and MLA's decode matrices."""
+    tp = settings.tensor_parallel_size
+    return int(replicated_bytes(model, settings) * (tp - 1) / tp) + mla_decode_bytes(
+        model, settings, version
+    )
