@@ -482,3 +482,15 @@ def test_release_unknown_registry_error_is_a_warning() -> None:
     assert {f.rule: f.severity for f in gemma}["arch-unsupported-in-release"] == "error"
     qwen3 = review("vllm serve Qwen/Qwen3-8B", "1xA100-80GB", "0.8.0").findings
     assert {f.rule: f.severity for f in qwen3}["arch-unsupported-in-release"] == "warning"
+
+
+def test_cpu_offload_takes_its_gib_of_weights_off_each_gpu() -> None:
+    # kubeai-pr341: Llama-3.3-70B in bf16 (131 GiB) on one GH200 with --cpu-offload-gb 60
+    command = "vllm serve meta-llama/Llama-3.3-70B-Instruct --max-model-len 32768"
+    plain = review(command, "1xGH200")
+    assert "weights-dont-fit" in {f.rule for f in plain.errors}
+    offloaded = review(f"{command} --cpu-offload-gb 60", "1xGH200")
+    assert not offloaded.errors
+    assert plain.estimate is not None and offloaded.estimate is not None
+    moved = plain.estimate.weights_gib_per_gpu - offloaded.estimate.weights_gib_per_gpu
+    assert moved == pytest.approx(60, abs=0.01)

@@ -342,6 +342,9 @@ def estimate(
             experts = expert_bytes(model, settings)
             share = 1 - 1 / settings.data_parallel_size
             weights -= experts * share / settings.tensor_parallel_size / GIB
+        # `--cpu-offload-gb`: that many GiB of each GPU's weights live in CPU memory instead
+        # (the loader's `maybe_offload_to_cpu` moves parameters until the budget is spent)
+        weights = max(0.0, weights - settings.cpu_offload_gib)
         mem = _memory(model, settings, memory_gib, version, weights, gpu=gpu)
     # A stage's KV memory as the even split's per-GPU layers would count it (`_Staged`)
     scale = staged.scale if staged is not None else 1.0

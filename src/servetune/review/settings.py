@@ -74,6 +74,7 @@ class Settings:
     # Whether V1's top-k/top-p sampler runs FlashInfer's kernels (`_flashinfer_sampler`); None:
     # the command cannot say (a pip install of 0.8.0 to 0.11.0, where FlashInfer is optional)
     flashinfer_sampler: bool | None = None
+    cpu_offload_gib: float = 0.0  # `--cpu-offload-gb`: weights per GPU kept in CPU memory
 
     @property
     def world_size(self) -> int:
@@ -395,6 +396,7 @@ def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware 
         expert_parallel=bool(command.switch("--enable-expert-parallel")),
         pp_layer_partition=_pp_partition(command),
         flashinfer_sampler=_flashinfer_sampler(command),
+        cpu_offload_gib=max(0.0, command.number("--cpu-offload-gb") or 0.0),
     )
 
 
