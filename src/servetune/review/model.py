@@ -13,6 +13,7 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import Literal
 
@@ -673,3 +674,48 @@ def find_model(
     if online and "/" in model_id and not Path(model_id).expanduser().exists():
         return model_facts(_from_hub(model_id), model_id, "hub", model_id)
     return infer_model(model_id)
+
+
+@dataclass(frozen=True)
+class NamedArchitecture:
+    """The architecture a model's name says where no config is at hand: that of the checkpoints
+    of its family (`Olmo-3-32B-Think-Q8_0.gguf` beside the catalog's `allenai/Olmo-3-1125-32B`,
+    `/home/me/MiniCPM-V-2` beside the `openbmb/MiniCPM-V-2_6` vLLM's tests run as MiniCPMV)."""
+
+    architecture: str
+    model_type: str | None  # where the checkpoint it is taken from is the catalog's
+    taken_from: str  # the checkpoint whose config (or vLLM test entry) says it
+
+
+@cache
+def _catalog_labels() -> tuple[tuple[str, str], ...]:
+    """(checkpoint, architecture) of every catalog config."""
+    return tuple(
+        (name, str(facts.architecture))
+        for name, config in catalog().items()
+        if (facts := model_facts(config, name, "catalog")).architecture is not None
+    )
+
+
+@cache
+def _example_labels() -> tuple[tuple[str, str], ...]:
+    """(checkpoint, architecture) of the checkpoints vLLM's tests run each architecture with
+    (data/vllm_example_models.json, scripts/build_example_models.py)."""
+    table: dict[str, list[str]] = _data.load("vllm_example_models.json")["architectures"]
+    return tuple((name, arch) for arch, names in table.items() for name in names)
+
+
+@cache
+def infer_architecture(model_id: str) -> NamedArchitecture | None:
+    """The architecture (and model type) of the family a name belongs to, from the catalog's
+    configs first, else from vLLM's test checkpoints; None where its family is not pinned down
+    or its checkpoints disagree. For names `infer_model` cannot match to one checkpoint."""
+    found = model_names.sibling_label(model_id, _catalog_labels())
+    if found is None:
+        found = model_names.sibling_label(model_id, _example_labels())
+    if found is None:
+        return None
+    architecture, name = found
+    config = catalog().get(name)
+    model_type = None if config is None else model_facts(config, name, "catalog").model_type
+    return NamedArchitecture(architecture, model_type, name)

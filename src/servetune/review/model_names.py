@@ -162,3 +162,38 @@ def _compressed_tensors(text: str, *, symmetric: bool = True) -> dict[str, objec
         weights["group_size"] = 128
     group = {"weights": weights}
     return {"quant_method": "compressed-tensors", "config_groups": {"group_0": group}}
+
+
+# A number that dates a checkpoint (`-1125`, `-2407`, `-0528`) rather than versions its family.
+_DATE = re.compile(r"^\d{4}$")
+
+
+def family_key(name_tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """The family and version a name starts with: its tokens before the first parameter count,
+    date or chat word (`Olmo-3-1125-32B` and `Olmo-3-32B-Think` -> (olmo, 3);
+    `MiniCPM-V-2` -> (minicpm, v, 2))."""
+    key: list[str] = []
+    for token in name_tokens:
+        if _PARAMS.match(token) or _DATE.match(token) or token in _CHAT_WORDS:
+            break
+        key.append(token)
+    return tuple(key)
+
+
+def _name_tokens(model: str) -> tuple[str, ...]:
+    name = last_part(model)
+    return tokens(name[: -len(".gguf")] if name.lower().endswith(".gguf") else name)
+
+
+def sibling_label(model: str, labelled: Iterable[tuple[str, str]]) -> tuple[str, str] | None:
+    """The one label that every (name, label) pair of `model`'s family has, and a name that has
+    it: `MiniCPM-V-2` beside `openbmb/MiniCPM-V-2_6` (MiniCPMV). None where the family is
+    not pinned down (no version in its key) or its names disagree."""
+    key = family_key(_name_tokens(model))
+    if len(key) < 2 or not any(any(c.isdigit() for c in t) for t in key[1:]):
+        return None
+    found: dict[str, str] = {}
+    for name, label in sorted(labelled):
+        if tokens(last_part(name))[: len(key)] == key:
+            found.setdefault(label, name)
+    return next(iter(found.items())) if len(found) == 1 else None

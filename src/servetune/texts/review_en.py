@@ -64,6 +64,19 @@ TEXTS: dict[str, str] = {
     "unknown-flag:entrypoint.fix": (
         "Delete `vllm serve` after the image name (or give `--entrypoint` to docker)."
     ),
+    "unknown-flag:demo-server.title": (
+        "The demo server `python -m vllm.entrypoints.api_server` has no flag `{token}`"
+    ),
+    "unknown-flag:demo-server.why": (
+        "vllm.entrypoints.api_server (a demo, removed after 0.24) parses only a few options "
+        "of its own (host, port, SSL, root path, log level) and the engine's; `{token}` belongs "
+        "to the OpenAI-compatible server, so the demo stops with 'api_server.py: error: "
+        "unrecognized arguments: {token}'."
+    ),
+    "unknown-flag:demo-server.fix": (
+        "Start the OpenAI-compatible server instead: `vllm serve MODEL ...` (or `python -m "
+        "vllm.entrypoints.openai.api_server --model MODEL ...`), or remove `{token}`."
+    ),
     "unknown-flag:stray.title": "Stray value `{token}` in the command",
     "unknown-flag:stray.why": (
         "A value that follows no flag (often a flag lost to a line break or a missing "
@@ -654,6 +667,34 @@ TEXTS: dict[str, str] = {
     ),
     "gguf-arch-unsupported:no-loader.fix": (
         "Upgrade vLLM to {since} or newer, or serve the original (safetensors) checkpoint."
+    ),
+    "gguf-arch-unsupported:transformers.title": (
+        "No transformers that vLLM {version} runs with reads a GGUF file of architecture "
+        "{architecture}"
+    ),
+    "gguf-arch-unsupported:transformers.why": (
+        "vLLM has transformers read a .gguf file's config from its metadata, and transformers "
+        "stops on an architecture it has no table for: 'GGUF model with architecture "
+        "{architecture} is not supported yet'. vLLM {version} requires transformers "
+        "{requirement}; none of those releases (through {newest}) reads {architecture}."
+    ),
+    "gguf-arch-unsupported:transformers.fix": (
+        "Give the original model's config with `--hf-config-path ORG/MODEL` (and "
+        "`--tokenizer ORG/MODEL`), or serve the original (safetensors) checkpoint or an "
+        "AWQ/GPTQ one of it."
+    ),
+    "gguf-arch-unsupported:transformers-depends.title": (
+        "Whether vLLM {version} reads this GGUF file depends on the installed transformers "
+        "({first} or newer reads {architecture})"
+    ),
+    "gguf-arch-unsupported:transformers-depends.why": (
+        "vLLM has transformers read a .gguf file's config from its metadata. vLLM {version} "
+        "requires transformers {requirement}; releases before {first} stop on this file: 'GGUF "
+        "model with architecture {architecture} is not supported yet'."
+    ),
+    "gguf-arch-unsupported:transformers-depends.fix": (
+        "Check `pip show transformers` says {first} or newer, or give the original model's "
+        "config with `--hf-config-path ORG/MODEL`."
     ),
     "bnb-prequant-tp-unsupported.title": (
         "vLLM {version} cannot split a pre-quantized bitsandbytes checkpoint over TP {tp}"

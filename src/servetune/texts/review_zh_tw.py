@@ -64,6 +64,18 @@ TEXTS: dict[str, str] = {
     "unknown-flag:entrypoint.fix": (
         "刪掉映像檔名稱後面的 `vllm serve`（或改用 docker 的 `--entrypoint`）。"
     ),
+    "unknown-flag:demo-server.title": (
+        "示範伺服器 `python -m vllm.entrypoints.api_server` 沒有 `{token}` 這個參數"
+    ),
+    "unknown-flag:demo-server.why": (
+        "vllm.entrypoints.api_server（示範用，0.24 之後已移除）只解析它自己的幾個選項（host、"
+        "port、SSL、root path、log level）和引擎的選項；`{token}` 屬於 OpenAI 相容伺服器，"
+        "所以示範伺服器會以「api_server.py: error: unrecognized arguments: {token}」停下來。"
+    ),
+    "unknown-flag:demo-server.fix": (
+        "改啟動 OpenAI 相容伺服器：`vllm serve MODEL ...`（或 `python -m "
+        "vllm.entrypoints.openai.api_server --model MODEL ...`），或拿掉 `{token}`。"
+    ),
     "unknown-flag:stray.title": "指令裡有一個落單的值 `{token}`",
     "unknown-flag:stray.why": (
         "沒有跟在任何參數後面的值，會讓 vLLM 拒絕啟動。常見的原因是換行時把參數弄丟了，"
@@ -608,6 +620,32 @@ TEXTS: dict[str, str] = {
     ),
     "gguf-arch-unsupported:no-loader.fix": (
         "把 vLLM 升級到 {since} 以上，或改用原始（safetensors）檢查點。"
+    ),
+    "gguf-arch-unsupported:transformers.title": (
+        "vLLM {version} 搭配的 transformers 沒有一版讀得了架構為 {architecture} 的 GGUF 檔"
+    ),
+    "gguf-arch-unsupported:transformers.why": (
+        "vLLM 交給 transformers 從 .gguf 檔的中繼資料讀出設定，而 transformers 遇到沒有對照表的"
+        "架構就會停下來：「GGUF model with architecture {architecture} is not supported yet」。"
+        "vLLM {version} 要求 transformers {requirement}；這些版本（到 {newest} 為止）都讀不了 "
+        "{architecture}。"
+    ),
+    "gguf-arch-unsupported:transformers.fix": (
+        "用 `--hf-config-path ORG/MODEL`（以及 `--tokenizer ORG/MODEL`）給原始模型的設定，"
+        "或改用原始（safetensors）檢查點或它的 AWQ/GPTQ 版本。"
+    ),
+    "gguf-arch-unsupported:transformers-depends.title": (
+        "vLLM {version} 讀不讀得了這個 GGUF 檔，要看安裝的 transformers"
+        "（{first} 起讀得了 {architecture}）"
+    ),
+    "gguf-arch-unsupported:transformers-depends.why": (
+        "vLLM 交給 transformers 從 .gguf 檔的中繼資料讀出設定。vLLM {version} 要求 transformers "
+        "{requirement}；{first} 之前的版本會在這個檔案上停下來：「GGUF model with architecture "
+        "{architecture} is not supported yet」。"
+    ),
+    "gguf-arch-unsupported:transformers-depends.fix": (
+        "確認 `pip show transformers` 是 {first} 以上，或用 `--hf-config-path ORG/MODEL` "
+        "給原始模型的設定。"
     ),
     "bnb-prequant-tp-unsupported.title": (
         "vLLM {version} 無法把預先量化的 bitsandbytes 檢查點切成 TP {tp}"

@@ -15,7 +15,7 @@ import importlib.metadata
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from servetune import _data
 from servetune.errors import UsageError
@@ -213,6 +213,57 @@ def _alias_index() -> dict[str, tuple[str, bool]]:
 def flags_of(version: str) -> frozenset[str]:
     """Every spelling the table of `version` lists (long names, short aliases)."""
     return _tables()[table_for(version)]
+
+
+# `python -m vllm.entrypoints.api_server`: vLLM's demo server, whose parser has a few options of
+# its own and the engine's, none of the OpenAI server's (scripts/build_api_server_flags.py).
+DEMO_SERVER_MODULE = "vllm.entrypoints.api_server"
+
+
+@cache
+def _demo_server_tables() -> dict[str, frozenset[str]]:
+    data = _data.load("vllm_api_server_flags.json")
+    releases: list[str] = data["releases"]
+    having: dict[str, set[str]] = {version: set() for version in releases}
+    for flag, runs in data["flags"].items():
+        for version in releases:
+            if any(version_at_least(version, a) and version_at_least(b, version) for a, b in runs):
+                having[version].add(flag)
+    return {version: frozenset(flags) for version, flags in having.items()}
+
+
+def _demo_release(version: str) -> str:
+    """The read release whose demo server stands for `version`: the nearest at or below it (the
+    module left vLLM after 0.24.0: later versions get its last parser)."""
+    tables = _demo_server_tables()
+    chosen = next(iter(tables))
+    for release in tables:
+        if version_at_least(version, release):
+            chosen = release
+    return chosen
+
+
+def demo_server_flags(version: str) -> frozenset[str]:
+    """Every spelling the demo server of release `version` accepts."""
+    return _demo_server_tables()[_demo_release(version)]
+
+
+@cache
+def demo_server_own(version: str) -> dict[str, FlagKind]:
+    """The demo server's own options in release `version` (not the engine's), with their kind,
+    as `demo_server_flags` picks the release."""
+    release = _demo_release(version)
+    own: dict[str, list[Any]] = _data.load("vllm_api_server_flags.json")["own"]
+    return {
+        flag: _KINDS.get(str(kind), "value")
+        for flag, (kind, runs) in own.items()
+        if any(version_at_least(release, a) and version_at_least(b, release) for a, b in runs)
+    }
+
+
+def demo_server_ever_has(flag: str) -> bool:
+    """Whether the demo server of any read release accepts `flag`."""
+    return any(normalize(flag) in table for table in _demo_server_tables().values())
 
 
 def _spellings(canonical: str) -> tuple[str, ...]:

@@ -175,3 +175,78 @@ def transformers_fallback_since() -> str | None:
         if oldest is not None and not version_at_least(first, oldest):
             oldest = first
     return oldest
+
+
+# The `general.architecture` llama.cpp's convert_hf_to_gguf.py writes for a transformers model
+# type, where it is not the type without its underscores (`qwen2_moe` -> `qwen2moe`): the
+# classes it registers under another `MODEL_ARCH` (`@ModelBase.register("Olmo2ForCausalLM",
+# "Olmo3ForCausalLM") class Olmo2Model: model_arch = gguf.MODEL_ARCH.OLMO2`; Mistral as LLAMA;
+# DeepSeek V2/V3 as DEEPSEEK2; Gemma 3's text model as GEMMA3; Cohere as COMMAND_R; gpt-oss
+# and MiniMax-M2 with a dash; DeciLM / Nemotron-NAS as DECI).
+_GGUF_FILE_ARCHITECTURE = {
+    "olmo3": "olmo2",
+    "mistral": "llama",
+    "deepseek_v2": "deepseek2",
+    "deepseek_v3": "deepseek2",
+    "gemma3_text": "gemma3",
+    "gemma4_text": "gemma4",
+    "cohere": "command-r",
+    "gpt_oss": "gpt-oss",
+    "minimax_m2": "minimax-m2",
+    "nemotron-nas": "deci",
+}
+
+
+def gguf_file_architecture(model_type: str) -> str:
+    """The `general.architecture` a GGUF file of `model_type` carries."""
+    return _GGUF_FILE_ARCHITECTURE.get(model_type, model_type.replace("_", ""))
+
+
+@dataclass(frozen=True)
+class GgufConfigReading:
+    """Whether the transformers a vLLM release runs with reads a GGUF file's config: vLLM hands
+    the file to transformers (`gguf_file=`), which stops on an architecture it has no table for
+    ("GGUF model with architecture olmo2 is not supported yet"). See
+    scripts/build_gguf_config_support.py."""
+
+    readers: tuple[str, ...]  # the accepted transformers releases (one per minor) that read it
+    accepted: tuple[str, ...]  # the transformers releases the vLLM release's requirement takes
+    requirement: str  # as its requirements file writes it: `>= 4.56.0, < 5`
+    first: str | None  # the first transformers release that reads it (None: none read does)
+
+    @property
+    def never(self) -> bool:
+        return not self.readers
+
+    @property
+    def always(self) -> bool:
+        return len(self.readers) == len(self.accepted)
+
+
+@cache
+def _gguf_configs() -> dict[str, Any]:
+    data: dict[str, Any] = _data.load("transformers_gguf.json")
+    return data
+
+
+def _requirement(version: str) -> list[Any]:
+    """The requirement run of vLLM release `version` (the nearest read release at or below)."""
+    runs: list[list[Any]] = _gguf_configs()["vllm_requires"]
+    chosen = runs[0]
+    for run in runs:
+        if version_at_least(version, run[0]):
+            chosen = run
+    return chosen
+
+
+def gguf_config_reading(architecture: str, version: str) -> GgufConfigReading:
+    """How the transformers releases vLLM `version` accepts treat a GGUF `architecture`."""
+    data = _gguf_configs()
+    releases: list[str] = data["transformers_releases"]
+    _first, _last, requirement, accepted_runs = _requirement(version)
+    accepted = tuple(r for r in releases if _within(r, accepted_runs))
+    reading: list[list[str]] = data["architectures"].get(architecture, [])
+    readers = tuple(r for r in accepted if _within(r, reading))
+    return GgufConfigReading(
+        readers, accepted, str(requirement), reading[0][0] if reading else None
+    )

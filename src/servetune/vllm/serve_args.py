@@ -89,6 +89,7 @@ class Builder:
     dev_build: bool = False  # a `.devN` build of main: its choices are not known
     model_word: bool = False  # `--model` written as its own word (not `--model=X`)
     model_first: bool = False  # the model is the first word after `vllm serve`
+    demo_server: bool = False  # `python -m vllm.entrypoints.api_server`: its own parser
 
     def set(self, flag: str, value: ArgValue) -> None:
         if flag == "--model":
@@ -405,6 +406,10 @@ def _read_option(builder: Builder, tokens: Sequence[str], index: int, token: str
     )
     inline = inline_text if has_equals else None
     builder.model_word |= vllm_flags.normalize(name) == "--model" and inline is None
+    if builder.demo_server and vllm_flags.normalize(name) in vllm_flags.demo_server_own(
+        builder.version
+    ):
+        return _read_demo_own(builder, tokens, index, name, inline)
     if "." in name:
         done = _read_dotted(builder, tokens, index, name, inline)
         if done is not None:
@@ -416,9 +421,39 @@ def _read_option(builder: Builder, tokens: Sequence[str], index: int, token: str
         name, inline, lookup = _attached_value(builder, name)
     if lookup is None:
         return _read_unknown(builder, tokens, index, name, inline)
+    if builder.demo_server and not _demo_server_has(builder, name, lookup.spec.canonical):
+        issue = ParseIssue("unknown-flag", name, lookup.spec.canonical, _DEMO_SERVER)
+        builder.issues.append(issue)
     return _read_known(
         builder, lookup=lookup, tokens=tokens, index=index, token=name, inline=inline
     )
+
+
+_DEMO_SERVER = "demo server"  # ParseIssue detail: a flag the demo server's parser lacks
+
+
+def _read_demo_own(
+    builder: Builder, tokens: Sequence[str], index: int, name: str, inline: str | None
+) -> int:
+    """One of the demo server's own options (`--host`, `--log-level`): a switch or a value its
+    parser takes as a string or an integer, without `vllm serve`'s choices for the same name."""
+    flag = vllm_flags.normalize(name)
+    if vllm_flags.demo_server_own(builder.version)[flag] == "store_true":
+        builder.set(flag, True)
+        return index
+    value = inline
+    if value is None:
+        value, index = _take_value(builder, tokens, index, name)
+    if value is not None:
+        builder.set(flag, value)
+    return index
+
+
+def _demo_server_has(builder: Builder, name: str, canonical: str) -> bool:
+    """Whether the demo server's parser of the release takes the option (`--config` is read by
+    FlexibleArgumentParser itself, before any parser's options)."""
+    own = vllm_flags.demo_server_flags(builder.version)
+    return canonical == "--config" or vllm_flags.normalize(name) in own or canonical in own
 
 
 def _find(builder: Builder, name: str) -> tuple[vllm_flags.Lookup | None, tuple[str, ...]]:

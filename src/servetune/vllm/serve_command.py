@@ -124,6 +124,9 @@ class ServeCommand:
     docker_gpus: str | None = None  # docker's --gpus value
     issues: tuple[ParseIssue, ...] = ()
     mounts: tuple[tuple[str, str], ...] = ()  # docker `-v HOST:CONTAINER`: (container, host)
+    # The release as given (flag, image tag, installed package), where `version` is the table
+    # that stands for it (`0.4.0.post1` is read with 0.4.1's); None where the newest is assumed.
+    given_version: str | None = None
 
     @property
     def model_on_host(self) -> str | None:
@@ -761,6 +764,7 @@ def parse_tokens(
     located, refused = _bench_words(located, table)
     serve = _says_serve(located, table)
     builder = Builder(version=table, serve=serve, dev_build=vllm_flags.is_dev_build(given))
+    builder.demo_server = vllm_flags.DEMO_SERVER_MODULE in located.prefix
     builder.issues.extend(ParseIssue("unknown-flag", flag, flag) for flag in refused)
     if located.repeated_entrypoint:
         builder.issues.append(ParseIssue("unknown-flag", "vllm serve", None, "image entrypoint"))
@@ -808,6 +812,7 @@ def parse_tokens(
         docker_gpus=located.docker_gpus,
         issues=tuple(builder.issues),
         mounts=located.mounts,
+        given_version=given if source != _NEWEST else None,
     )
 
 

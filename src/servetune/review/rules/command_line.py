@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 
 from servetune.review.rules.base import Context, Edit, Fact, Hit, rule
 from servetune.review.sentence import Sentence
+from servetune.vllm import flags as vllm_flags
 from servetune.vllm.serve_command import is_vllm_image
 
 
@@ -30,6 +31,9 @@ def unknown_flag(ctx: Context) -> Iterator[Hit]:
         elif issue.kind == "unknown-flag" and issue.flag is None:
             entrypoint = issue.detail == "image entrypoint"
             yield Hit(facts, "entrypoint" if entrypoint else "stray", by_release=entrypoint)
+        elif issue.kind == "unknown-flag" and issue.detail == "demo server":
+            ever = vllm_flags.demo_server_ever_has(issue.flag or issue.token)
+            yield Hit(facts, "demo-server", flag=issue.flag, by_release=ever)
         elif issue.kind == "unknown-flag" and issue.detail:
             facts["suggestion"] = issue.detail
             value = ctx.command.args.get(issue.flag or "", True)

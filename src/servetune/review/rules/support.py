@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from servetune.review.model import ModelFacts
+from servetune.review.model import ModelFacts, infer_architecture
 from servetune.review.rules.base import Context, Edit, Fact, Hit, Severity, rule
-from servetune.vllm.flags import known_versions, version_at_least
+from servetune.vllm.flags import is_dev_build, known_versions, version_at_least
 from servetune.vllm.model_support import (
     bnb_fact,
     bnb_since,
+    gguf_config_reading,
+    gguf_file_architecture,
     gguf_support,
     registration,
     transformers_fallback_since,
@@ -22,16 +24,39 @@ from servetune.vllm.model_support import (
 _STILL_RUN_SINCE = "0.8.0"
 
 
-def _registered_as(ctx: Context, model: ModelFacts) -> str:
+def _registered_as(ctx: Context, architecture: str, model: ModelFacts | None) -> str:
     """The architecture vLLM looks up in its registry. `--config-format mistral` reads the
     checkpoint's `params.json`, not `config.json`, and `load_params_config` (0.6.1-0.33) names
     the architecture itself: `PixtralForConditionalGeneration` where it has a `vision_encoder`,
     `MixtralForCausalLM` where it has `moe`, else `MistralForCausalLM`."""
     if (ctx.command.text("--config-format") or "").lower() != "mistral":
-        return str(model.architecture)
-    if model.vision is not None or str(model.architecture).endswith("ForConditionalGeneration"):
+        return architecture
+    vision = model is not None and model.vision is not None
+    if vision or architecture.endswith("ForConditionalGeneration"):
         return "PixtralForConditionalGeneration"
-    return "MixtralForCausalLM" if model.is_moe else "MistralForCausalLM"
+    return "MixtralForCausalLM" if model is not None and model.is_moe else "MistralForCausalLM"
+
+
+def _named(ctx: Context) -> tuple[str | None, str | None, bool]:
+    """(architecture, model_type, inferred): the model's own where its facts are known, else
+    what its name says of its family (model.infer_architecture)."""
+    model = ctx.model
+    if model is not None and model.architecture is not None:
+        return model.architecture, model.model_type, model.source == "inferred"
+    named = infer_architecture(ctx.command.model_on_host or "") if model is None else None
+    if named is None:
+        return None, model.model_type if model else None, True
+    return named.architecture, named.model_type, True
+
+
+def _registry_unread(ctx: Context) -> bool:
+    """Whether the release's registry is not known: the oldest flag table stands in for any
+    older version string, a source build's `0.1.dev1+g6997a25ac` among them (of any commit),
+    but a release older than every read one (`0.4.0.post1`) lacks what the oldest read lacks."""
+    version, given = ctx.command.version, ctx.command.given_version
+    if version != known_versions()[0]:
+        return False
+    return given is None or is_dev_build(given)
 
 
 @rule("arch-unsupported-in-release", "error", None)
@@ -40,13 +65,12 @@ def arch_unsupported_in_release(ctx: Context) -> Iterator[Hit]:
     architectures ['MiniCPMV'] are not supported for now"). From the release that brought the
     Transformers backend on, vLLM tries that instead, which runs only where the installed
     transformers implements the model: a warning there, and for an architecture inferred from
-    the model's name."""
-    model, version = ctx.model, ctx.command.version
-    # The oldest flag table also stands in for any older version string, a source build's
-    # `0.1.dev1+g6997a25ac` among them, whose registry it does not tell.
-    if model is None or model.architecture is None or version == known_versions()[0]:
+    the model's name (a local path's last folder, `/home/me/MiniCPM-V-2`, read as its family)."""
+    named, _model_type, inferred = _named(ctx)
+    version = ctx.command.version
+    if named is None or _registry_unread(ctx):
         return
-    architecture = _registered_as(ctx, model)
+    architecture = _registered_as(ctx, named, ctx.model)
     found = registration(architecture, version)
     if found is None or found.registered is not False:
         return
@@ -59,32 +83,66 @@ def arch_unsupported_in_release(ctx: Context) -> Iterator[Hit]:
     # A name's inferred architecture may not be the checkpoint's own (a text-only export of a
     # multimodal model): a warning, as where the Transformers backend may still run it.
     severity: Severity | None = None
-    if model.source == "inferred" or (fallback and version_at_least(version, fallback)):
+    if inferred or (fallback and version_at_least(version, fallback)):
         severity = "warning"
     yield Hit(facts, None if later else "removed", by_release=True, severity=severity)
 
 
-def _is_gguf(ctx: Context, model: ModelFacts) -> bool:
-    quant = model.quantization
-    path = (ctx.command.model or "").lower()
-    return (quant is not None and quant.method == "gguf") or path.endswith(".gguf")
+def _is_gguf(ctx: Context, model: ModelFacts | None) -> bool:
+    quant = model.quantization if model is not None else None
+    return (quant is not None and quant.method == "gguf") or _gguf_file(ctx)
+
+
+def _gguf_file(ctx: Context) -> bool:
+    """A `.gguf` file (local, or `repo/file.gguf`), whose config vLLM has transformers read
+    from the file's metadata (a `repo:quant_type` reads the repository's config.json)."""
+    return (ctx.command.model or "").lower().endswith(".gguf")
 
 
 @rule("gguf-arch-unsupported", "error", "--model")
 def gguf_arch_unsupported(ctx: Context) -> Iterator[Hit]:
-    """A GGUF checkpoint the release's GGUF loader cannot map: before 0.5.5 vLLM has no GGUF
-    loader; later, a model type whose GGUF name differs (`gemma3_text` as `gemma3`,
-    `minimax_m2` as `minimax-m2`) needs the rename the loader gained in a given release ("Unknown
-    gguf model_type", or transformers' "GGUF model with architecture minimax-m2 is not supported
-    yet"). From 0.24 the vllm-gguf-plugin loads GGUF: not judged."""
-    model = ctx.model
-    if model is None or model.model_type is None or not _is_gguf(ctx, model):
+    """A GGUF checkpoint the release cannot read. Before 0.5.5 vLLM has no GGUF loader. From
+    0.5.5 on (and through the vllm-gguf-plugin from 0.24) a `.gguf` file's config is read by
+    transformers (`gguf_file=`), which stops on an architecture it has no table for ("GGUF model
+    with architecture olmo2 is not supported yet", an OLMo 3 file): which transformers a release
+    runs is only bounded by its requirements, so where only some of the accepted ones read it,
+    a warning. Then the in-tree loader (to 0.23) must map the model type to its GGUF name:
+    `gemma3_text` as `gemma3`, `minimax_m2` as `minimax-m2` need the rename a given release
+    brought ("Unknown gguf model_type"). `--hf-config-path` gives the config instead."""
+    named, model_type, inferred = _named(ctx)
+    if model_type is None or not _is_gguf(ctx, ctx.model):
         return
-    support = gguf_support(model.model_type, ctx.command.version)
+    version = ctx.command.version
+    support = gguf_support(model_type, version)
+    if support.loader is False:
+        yield Hit({"since": support.since or ""}, "no-loader", by_release=True)
+        return
+    if _gguf_file(ctx) and not ctx.command.has("--hf-config-path"):
+        found = _transformers_reading(ctx, model_type, inferred=inferred or named is None)
+        if found is not None:
+            yield found
+            return
     if support.loader is None or support.readable:
         return
-    facts: dict[str, Fact] = {"model_type": model.model_type, "since": support.since or ""}
-    yield Hit(facts, None if support.loader else "no-loader", by_release=True)
+    facts: dict[str, Fact] = {"model_type": model_type, "since": support.since or ""}
+    yield Hit(facts, None, by_release=True)
+
+
+def _transformers_reading(ctx: Context, model_type: str, *, inferred: bool) -> Hit | None:
+    architecture = gguf_file_architecture(model_type)
+    reading = gguf_config_reading(architecture, ctx.command.version)
+    if reading.always:
+        return None
+    facts: dict[str, Fact] = {
+        "architecture": architecture,
+        "requirement": reading.requirement,
+        "newest": reading.accepted[-1] if reading.accepted else "",
+    }
+    if reading.never:
+        severity: Severity | None = "warning" if inferred else None
+        return Hit(facts, "transformers", by_release=True, severity=severity)
+    facts["first"] = reading.first or ""
+    return Hit(facts, "transformers-depends", severity="warning")
 
 
 def _prequantized_bnb(model: ModelFacts | None) -> bool:
