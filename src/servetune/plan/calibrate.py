@@ -40,7 +40,16 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "mla_seq_s": (1e-9, 1e-4),
     "rocm": (0.05, 1.0),
     "ampere": (0.5, 2.0),
+    # ROCm's GEMMs relative to `compute` (0.376): up to the ~0.85 of the peak above
+    "rocm_compute": (0.5, 2.26),
+    "aiter_moe_bandwidth": (0.5, 1.0),
+    "rocm_v0": (0.05, 1.0),
+    "rocm_prefix_attention": (0.01, 1.0),
 }
+# Fitted on the AMD fit records alone (benchmarks/plan_accuracy.py --fit), after the others:
+# the V1 releases' three, then the two of the ROCm releases before 0.8.3 on theirs
+ROCM_FITTED = ("rocm", "rocm_compute", "aiter_moe_bandwidth")
+ROCM_V0_FITTED = ("rocm_v0", "rocm_prefix_attention")
 # What `plan --calibrate` fits on a user's own runs: the five a few runs can tell apart.
 USER_FITTED = ("bandwidth", "compute", "step_overhead_s", "per_seq_s", "request_overhead_s")
 CALIBRATION_PROMPTS = 300  # requests simulated per run while fitting (enough for means)

@@ -11,10 +11,11 @@ from typing import Literal
 
 from servetune.errors import UsageError
 from servetune.measure import metrics
-from servetune.plan import step_time
+from servetune.plan import sparse_attention, step_time
 from servetune.plan.simulate import Limits, Load, SimResult, simulate_continuous, simulate_static
 from servetune.review.capacity import Estimate
 from servetune.review.check import Report
+from servetune.review.hardware import GpuSpec
 from servetune.review.settings import Settings
 from servetune.texts import ErrorText
 from servetune.vllm.flags import version_at_least
@@ -107,12 +108,20 @@ def setup(report: Report, efficiency: step_time.Efficiency | None = None) -> Set
     if machine is None or machine.spec is None or est is None:
         raise UsageError(ErrorText("plan.gpu-unknown"))
     fp8 = s.quantization == "fp8" or (model.quantization and model.quantization.method == "fp8")
-    capable = (machine.spec.capability or 0) >= 89
-    device = step_time.device(machine.spec, fp8_compute=bool(fp8) and capable)
+    device = step_time.device(machine.spec, fp8_compute=bool(fp8) and fp8_gemms(machine.spec))
     args = report.command.args
+    pads = sparse_attention.padding(
+        model, s.tensor_parallel_size, s.kv_cache_dtype, report.command.version,
+        machine.spec.capability,
+    )  # fmt: skip
+    sparse = sparse_attention.costs(model, s.tensor_parallel_size, pads)
     cost = step_time.StepTime(
         step_time.work(
-            model, s, est.kv_bytes_per_token_per_gpu, bool(args.get("--enable-expert-parallel"))
+            model,
+            s,
+            est.kv_bytes_per_token_per_gpu,
+            bool(args.get("--enable-expert-parallel")),
+            sparse,
         ),
         device,
         efficiency or step_time.Efficiency(),
@@ -121,6 +130,7 @@ def setup(report: Report, efficiency: step_time.Efficiency | None = None) -> Set
         graph_max_tokens=min(2 * s.max_num_seqs, step_time.CUDA_GRAPH_MAX_TOKENS),
         rocm_v0=rocm_v0(report),
         prefix_prefill_kernel=rocm_prefix_prefill(report),
+        aiter_moe=aiter_moe(report),
     )
     limits = Limits(
         max_num_seqs=s.max_num_seqs,
@@ -129,8 +139,36 @@ def setup(report: Report, efficiency: step_time.Efficiency | None = None) -> Set
         block_size=s.block_size,
         chunked_prefill=s.chunked_prefill,
         prefix_caching=prefix_caching(report),
+        prefill_first=not s.chunked_prefill and v0_engine(report),
+        attention_window=sparse.topk if sparse else None,
     )
     return Setup(report, limits, cost, max(s.gpus_needed, 1), max(s.data_parallel_size, 1))
+
+
+# ROCm's FP8 GEMMs (vllm/platforms/rocm.py `supports_fp8`: gfx94x, gfx95x, gfx12x; FP8
+# checkpoints run torch._scaled_mm / hipBLASLt in e4m3fnuz on gfx94x from 0.6: quantization/
+# fp8.py normalize_e4m3fn_to_e4m3fnuz) run at the FP8 peak as NVIDIA's from SM 8.9 do
+_ROCM_FP8_GFX = ("gfx94", "gfx95", "gfx12")
+
+
+def fp8_gemms(spec: GpuSpec) -> bool:
+    """Whether FP8 weights run FP8 GEMMs on this GPU (Ada/Hopper/Blackwell; MI300/MI325/MI350)."""
+    if spec.platform == "rocm":
+        return any((spec.gfx_target or "").startswith(gfx) for gfx in _ROCM_FP8_GFX)
+    return (spec.capability or 0) >= 89
+
+
+V1_ENGINE_FROM = "0.8.0"  # the V1 engine by default; VLLM_USE_V1=0 kept V0 until 0.11
+V0_REMOVED = "0.11.0"
+
+
+def v0_engine(report: Report) -> bool:
+    """Whether the command runs vLLM's V0 engine (its scheduler: `Limits.prefill_first`)."""
+    version = report.command.version
+    if not version_at_least(version, V1_ENGINE_FROM):
+        return True
+    asked = report.command.env.get("VLLM_USE_V1", "").strip() == "0"
+    return asked and not version_at_least(version, V0_REMOVED)
 
 
 # The ROCm releases whose efficiency is their own (step_time.Efficiency.rocm_v0): before 0.8.3
@@ -161,6 +199,28 @@ def rocm_prefix_prefill(report: Report) -> bool:
     chunked prefill is enabled", and the kernel "is showing poor performance":
     vllm-project/vllm#11146, which stopped 0.6.5 auto-enabling chunked prefill on ROCm)."""
     return _rocm_before(report, ROCM_V0_BEFORE) and report.settings.chunked_prefill
+
+
+def _env_on(report: Report, name: str, default: bool) -> bool:
+    raw = report.command.env.get(name)
+    return default if raw is None else raw.strip().lower() in ("1", "true")
+
+
+def aiter_moe(report: Report) -> bool:
+    """Whether the routed experts run AITER's fused MoE: on ROCm from 0.8.3 with
+    VLLM_ROCM_USE_AITER=1 (off by default) and VLLM_ROCM_USE_AITER_MOE (on by default)
+    (vllm/envs.py; vllm/model_executor/layers/fused_moe/rocm_aiter_fused_moe.py), for the
+    experts fused_moe_kernel would run (BF16, FP8: `step_time.moe_kernel` "triton")."""
+    model = report.model
+    if model is None or not model.is_moe or _rocm_before(report, ROCM_V0_BEFORE):
+        return False
+    machine = report.hardware
+    if machine is None or machine.spec is None or machine.spec.platform != "rocm":
+        return False
+    if step_time.moe_kernel(model) != "triton":
+        return False
+    aiter = _env_on(report, "VLLM_ROCM_USE_AITER", default=False)
+    return aiter and _env_on(report, "VLLM_ROCM_USE_AITER_MOE", default=True)
 
 
 ASYNC_SCHEDULING_FROM = "0.14.0"  # vllm/config/vllm.py: on unless an option rules it out

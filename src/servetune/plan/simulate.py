@@ -19,7 +19,15 @@ Continuous batching (`simulate_continuous`), as vLLM schedules it:
   (without it, a KV cache that holds ~7 long prompts turns 100 32k-token requests into hundreds
   of full recomputations: 2.7x the measured time on the fit record of Qwen3-14B on an H100);
 - the step that completes a prompt also samples the first output token; each later step adds one
-  token to each decoding request; a request leaves (and frees its blocks) with its last token.
+  token to each decoding request; a request leaves (and frees its blocks) with its last token;
+- V0's default scheduler (`Limits.prefill_first`: releases before 0.8, or VLLM_USE_V1=0, with
+  chunked prefill off; vllm/core/scheduler.py `_schedule_default`, 0.6.3: "Don't schedule
+  decodes if prefills are scheduled") admits waiting prompts first, whole, and a step that
+  prefills decodes nothing: a new request's first token comes fast, every running request's
+  next one waits for the prefills;
+- sparse attention (`Limits.attention_window`: DeepSeek-V3.2's top-k of the indexer) attends
+  each query to at most that many earlier tokens: a step also counts its attention pairs
+  capped at the window (`Step.prefill_window_pairs`, `Step.decode_window_context`).
 
 Static batching (`simulate_static`) for the comparison: a batch leaves when it is full or its
 first passenger has waited `batch_timeout_s`; it prefills every prompt, then decodes until its
@@ -58,6 +66,9 @@ class Step:
     decode_seqs: int  # requests producing one token
     decode_context: int  # sum of the decoding requests' context lengths (KV read)
     running: int  # requests holding KV blocks
+    # with `Limits.attention_window`: the prefill pairs and decode contexts capped at it
+    prefill_window_pairs: float = 0.0
+    decode_window_context: int = 0
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,8 @@ class Limits:
     block_size: int = 16
     chunked_prefill: bool = True
     prefix_caching: bool = False  # a preempted request's blocks stay cached until evicted
+    prefill_first: bool = False  # V0 without chunked prefill: prefill steps decode nothing
+    attention_window: int | None = None  # sparse attention: earlier tokens a query attends
 
 
 @dataclass(frozen=True)
@@ -126,6 +139,8 @@ class _Totals:
     decode_seqs: int = 0
     decode_context: int = 0
     running: int = 0
+    prefill_window_pairs: float = 0.0
+    decode_window_context: int = 0
     peak_running: int = 0
     peak_waiting: int = 0
     min_free_blocks: float = math.inf
@@ -139,6 +154,8 @@ class _Totals:
         self.decode_seqs += step.decode_seqs
         self.decode_context += step.decode_context
         self.running += step.running
+        self.prefill_window_pairs += step.prefill_window_pairs
+        self.decode_window_context += step.decode_window_context
         self.peak_running = max(self.peak_running, len(engine.running))
         self.peak_waiting = max(self.peak_waiting, len(engine.waiting))
         self.min_free_blocks = min(self.min_free_blocks, engine.free_blocks)
@@ -146,13 +163,15 @@ class _Totals:
         seats = len(engine.running) < engine.limits.max_num_seqs
         self.queued_with_free_seats += bool(engine.waiting) and seats
 
-    def add_decodes(self, engine: _Engine, steps: int, context: int) -> None:
+    def add_decodes(self, engine: _Engine, steps: int, context: int, windowed: int) -> None:
         """`steps` decode-only steps of every running request (`context`: their summed
-        context over all those steps), as `add` would count them one by one."""
+        context over all those steps, `windowed` the same capped at the attention window),
+        as `add` would count them one by one."""
         n = len(engine.running)
         self.steps += steps
         self.decode_seqs += n * steps
         self.decode_context += context
+        self.decode_window_context += windowed
         self.running += n * steps
         self.peak_running = max(self.peak_running, n)
         self.peak_waiting = max(self.peak_waiting, len(engine.waiting))
@@ -170,6 +189,8 @@ class _Totals:
             round(self.decode_seqs / n),
             self.decode_context // n,
             round(self.running / n),
+            self.prefill_window_pairs / n,
+            self.decode_window_context // n,
         )
 
 
@@ -301,21 +322,40 @@ class _Engine:
 
     def schedule(self) -> list[tuple[_Req, int]]:
         plan: list[tuple[_Req, int]] = []
-        budget, preempted = self._serve_running(self.limits.max_num_batched_tokens, plan)
-        if not preempted:
+        budget = self.limits.max_num_batched_tokens
+        if self.limits.prefill_first:  # V0: the prompts that fit, whole, and no decode
+            self._admit(budget, plan)
+            if plan:
+                return plan
+        budget, preempted = self._serve_running(budget, plan)
+        if not preempted and not self.limits.prefill_first:
             self._admit(budget, plan)
         return plan
 
     def step_work(self, plan: list[tuple[_Req, int]]) -> Step:
         prefill_tokens, attention, decode_seqs, decode_context = 0, 0.0, 0, 0
+        window = self.limits.attention_window
+        prefill_window, decode_window = 0.0, 0
         for req, n in plan:
             if req.computed < req.target:
                 prefill_tokens += n
                 attention += n * (req.computed + n / 2)
+                if window is not None:
+                    prefill_window += windowed_pairs(req.computed, n, window)
             else:
                 decode_seqs += 1
                 decode_context += req.computed
-        return Step(prefill_tokens, attention, decode_seqs, decode_context, len(self.running))
+                if window is not None:
+                    decode_window += min(req.computed, window)
+        return Step(
+            prefill_tokens,
+            attention,
+            decode_seqs,
+            decode_context,
+            len(self.running),
+            prefill_window,
+            decode_window,
+        )
 
     def advance(self, plan: list[tuple[_Req, int]], now: float) -> list[_Req]:
         done = []
@@ -336,6 +376,19 @@ class _Engine:
         if done:
             self.running = [r for r in self.running if r.active]
         return done
+
+
+def windowed_pairs(start: int, tokens: int, window: int) -> float:
+    """Attention pairs of a prompt chunk of `tokens` tokens after `start` computed ones when a
+    query attends to at most `window` earlier tokens (the chunk's tokens at positions p from
+    start on attend min(p, window) each; as `step_work`'s uncapped n x (start + n / 2))."""
+    end = start + tokens
+    if end <= window:
+        return tokens * (start + tokens / 2)
+    if start >= window:
+        return float(tokens * window)
+    below = window - start  # the chunk's tokens before the window fills
+    return below * (start + below / 2) + (end - window) * window
 
 
 def _total_blocks(limits: Limits) -> float:
@@ -428,12 +481,15 @@ def _decode_run(
     if most < 2 or grow > engine.free_blocks:
         return now, 0
     n, context, steps, total_context = len(reqs), sum(r.computed for r in reqs), 0, 0
+    window, total_windowed = limits.attention_window, 0
     while steps < most and now < next_arrival:
-        now += cost(Step(0, 0.0, n, context, n))
+        windowed = 0 if window is None else sum(min(r.computed + steps, window) for r in reqs)
+        now += cost(Step(0, 0.0, n, context, n, 0.0, windowed))
         total_context += context
+        total_windowed += windowed
         context += n
         steps += 1
-    totals.add_decodes(engine, steps, total_context)
+    totals.add_decodes(engine, steps, total_context, total_windowed)
     for r in reqs:
         r.computed += steps
         r.generated += steps

@@ -49,9 +49,11 @@ on absolute log errors: a median fit) on the `fit` records ONLY of tests/data/co
 tests/data/published_vllm_benchmarks.json ('calibration' there): dense single-GPU runs on L4,
 RTX 4090, A100 and H100 (Qwen2.5-0.5B, Mistral-7B, Qwen2-7B, Qwen3-14B) and MoE runs of
 gpt-oss-20b/120b (A100, H100, TP 1-4), DeepSeek-R1 and V3.2, GLM-4.6 and GLM-4.5-Air (H200,
-H100, TP 4-8), MiniMax-M2.5 (H100, TP/EP 4-8); `rocm` alone on the fit records of gpt-oss-120b
-on one MI300X. Left out of the fit: the two Kimi-K2-Thinking records (1,000 requests at
-100/s into a KV cache check puts at 28k tokens: preemption storms, not step time). Held-out
+H100, TP 4-8), MiniMax-M2.5 (H100, TP/EP 4-8); the ROCm constants on the AMD fit records
+alone. Left out of the fit (benchmarks/plan_accuracy.py NOT_FITTED): the two Kimi-K2-Thinking
+records (1,000 requests at 100/s into a KV cache check puts at 28k tokens: preemption storms,
+not step time) and InferenceX's experimental Qwen3.5-397B runs (a work-in-progress folder
+whose runs are 2-7x slower than any other H200 run). Held-out
 records were only predicted and are read as scores by group. What each default stands for:
 
 - bandwidth 0.92: dense weight streaming at decode runs into its physical bound (92% of HBM).
@@ -97,31 +99,41 @@ records were only predicted and are read as scores by group. What each default s
   H100's 989; prefill and big decode batches are GEMMs). Fitted alone on the ten fit records on
   one A100 (Qwen2-7B, Qwen3-14B, gpt-oss-20b, DeepSeek-V2-Lite), which every other constant
   predicted 20-40% slow: 1.498.
-- rocm 1.0: ROCm kernels on MI300X reach the NVIDIA-fitted efficiencies (the fit ran to the
-  bound; the four MI300X fit records are predicted within 13%).
-- rocm_v0 0.32: a ROCm release before 0.8.3 (`predict.ROCM_V0_BEFORE`: no custom all-reduce,
-  the V0 ROCm backend, no AITER) reaches 0.32 of that. A per-release efficiency, not a
+- rocm 1.0: ROCm kernels on MI300X reach the NVIDIA-fitted efficiencies (the fit runs to the
+  bound). FP8 checkpoints run FP8 GEMMs on CDNA 3/4 (`predict.fp8_gemms`: gfx94x/gfx95x,
+  vllm/platforms/rocm.py supports_fp8) at the FP8 peak, as on Ada/Hopper.
+- rocm_compute 1.41: CDNA's GEMMs from 0.8.3 (hipBLASLt, AITER) reach 1.41x the `compute`
+  fraction of their datasheet peak (0.53 of it): fitted with `rocm` and `aiter_moe_bandwidth`
+  on the 14 AMD fit records of 0.8.3 on (benchmarks/plan_accuracy.py NO_TTFT_FIT: the
+  MI325X records' TTFT is left out, their first prompt is cached by bench's test request).
+- aiter_moe_bandwidth 1.0: AITER's fused MoE (`predict.aiter_moe`: VLLM_ROCM_USE_AITER=1)
+  streams the experts at the dense rate (its bound; Qwen3-235B FP8 on 4 MI325X at 16-32 users:
+  TPOT +31-77% at the Triton family's 0.5, within 26% at 1.0).
+- rocm_v0 0.344: a ROCm release before 0.8.3 (`predict.ROCM_V0_BEFORE`: no custom all-reduce,
+  the V0 ROCm backend, no AITER) reaches 0.344 of that. A per-release efficiency, not a
   mechanism: no kernel-level source was found for how far those builds fall short, so it was
   fitted alone (with the next constant) on its six fit records only, dstack's Llama-3.1-405B
-  on 8 MI300X with 0.6.3 ROCm builds (BF16 10,000-token prompts; FP8 ShareGPT at 16-1000/s),
-  which the NVIDIA-fitted constants predicted 2-4.5x fast (output throughput).
-- rocm_prefix_attention 0.07: chunked prefill on those releases attends through V0's Triton
+  on 8 MI300X with 0.6.3 ROCm builds (BF16 10,000-token prompts; FP8 ShareGPT at 16-1000/s,
+  whose prefill-first V0 scheduling `simulate` now follows), which the NVIDIA-fitted constants
+  predicted 2-4.5x fast (output throughput).
+- rocm_prefix_attention 0.053: chunked prefill on those releases attends through V0's Triton
   prefix-prefill kernel (vllm/attention/ops/prefix_prefill.py via
   `PagedAttention.forward_prefix`; ROCm's flash attention is not called when chunked prefill
   is on, and the kernel "is showing poor performance": vllm-project/vllm#11146, which stopped
-  0.6.5 auto-enabling chunked prefill on ROCm), at 0.07 of the attention rate. 0.6.3 turns
+  0.6.5 auto-enabling chunked prefill on ROCm), at 0.053 of the attention rate. 0.6.3 turns
   chunked prefill on with a 512-token budget for a context over 32k (Llama-3.1's 131,072), so
   a 10,000-token prompt attends in 20 chunks: 12.3 s measured alone, 2.7 s predicted without
-  this term (a median |log error| of 0.06 over the six records with both, 0.28 with
-  rocm_v0 alone). Fitted with rocm_v0; the value (~1% of the BF16 peak in all) is what those
+  this term. Fitted with rocm_v0; the value (~1% of the BF16 peak in all) is what those
   records say, no kernel benchmark confirms it.
+- DeepSeek-V3.2's sparse attention (plan.sparse_attention) adds no constant: its top-k window,
+  the heads padded to 64 per GPU and the replicated FP8 indexer are FLOPs and bytes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from servetune.plan import parallel
+from servetune.plan import parallel, sparse_attention
 from servetune.plan.simulate import Step
 from servetune.review import weights
 from servetune.review.hardware import GpuSpec
@@ -152,8 +164,10 @@ class Efficiency:
     frontend_s: float = 47e-6
     rocm: float = 1.0
     ampere: float = 1.5  # tensor-core rate on Ampere relative to the fitted `compute`
-    rocm_v0: float = 0.32  # ROCm releases before 0.8.3: their kernels' share of `rocm`
-    rocm_prefix_attention: float = 0.07  # V0's Triton prefix-prefill kernel on ROCm, of `compute`
+    rocm_v0: float = 0.344  # ROCm releases before 0.8.3: their kernels' share of `rocm`
+    rocm_prefix_attention: float = 0.053  # V0's Triton prefix-prefill kernel on ROCm, of `compute`
+    rocm_compute: float = 1.41  # ROCm's GEMMs: their share of `compute` (hipBLASLt, AITER)
+    aiter_moe_bandwidth: float = 1.0  # AITER's fused MoE (VLLM_ROCM_USE_AITER=1): `moe_bandwidth`
 
 
 @dataclass(frozen=True)
@@ -168,6 +182,7 @@ class Device:
     rocm: bool = False
     ampere: bool = False
     attention_flops: float = 0.0  # the attention kernels' peak (BF16; 0: as `flops`)
+    fp8_flops: float = 0.0  # the FP8 peak (DSA's indexer scores in FP8; 0: as `attention_flops`)
 
 
 @dataclass(frozen=True)
@@ -193,6 +208,11 @@ class Work:
     expert_active_params: float = 0.0  # the routed experts' part of active_params, per GPU
     moe_kernel: str = "triton"  # the experts' kernel family (`moe_kernel`)
     pp: int = 1  # pipeline stages a step passes through in turn (`--pipeline-parallel-size`)
+    # DeepSeek-V3.2's sparse attention (plan.sparse_attention): the top-k a query attends (0:
+    # dense), the indexer's FP8 FLOPs per (token, earlier token) and K cache bytes per token
+    sparse_topk: int = 0
+    indexer_flops_per_pair: float = 0.0
+    index_bytes_per_token: float = 0.0
 
 
 # Checkpoint formats whose experts run through 4-bit weight-only MoE kernels (`moe_kernel`)
@@ -243,6 +263,7 @@ def device(spec: GpuSpec, fp8_compute: bool = False) -> Device:
         rocm=spec.platform == "rocm",
         ampere=spec.platform == "cuda" and spec.architecture == "Ampere",
         attention_flops=half * 1e12,
+        fp8_flops=(spec.fp8_dense_tflops or half) * 1e12,
     )
 
 
@@ -260,10 +281,14 @@ def _attention_flops(model: ModelFacts, tp: int) -> tuple[float, float]:
 
 
 def work(
-    model: ModelFacts, settings: Settings, kv_bytes_per_token: int, expert_parallel: bool = False
+    model: ModelFacts,
+    settings: Settings,
+    kv_bytes_per_token: int,
+    expert_parallel: bool = False,
+    sparse: sparse_attention.Sparse | None = None,
 ) -> Work:
     """The per-GPU bytes and FLOPs of `model` served with `settings` (`kv_bytes_per_token` per
-    GPU, from check's estimate)."""
+    GPU, from check's estimate; `sparse`: its sparse attention's costs, where it has one)."""
     total_bytes, params = weights.weight_bytes(model, settings)
     pp = max(settings.pipeline_parallel_size, 1)
     # a step's tokens pass every pipeline stage in turn: the bytes and FLOPs per step are those
@@ -278,6 +303,8 @@ def work(
     k = model.experts_per_token or 0
     active = params - experts + (experts * k / n_exp if n_exp else 0)
     prefill_pair, decode_pair = _attention_flops(model, settings.tensor_parallel_size)
+    if sparse is not None:
+        prefill_pair, decode_pair = sparse.prefill_flops_per_pair, sparse.decode_flops_per_pair
     return Work(
         dense_weight_bytes=(total_bytes - expert_total) / world,
         expert_bytes=per_expert,
@@ -298,6 +325,9 @@ def work(
         expert_active_params=(experts * k / n_exp if n_exp else 0.0) / world,
         moe_kernel=moe_kernel(model),
         pp=pp,
+        sparse_topk=sparse.topk if sparse else 0,
+        indexer_flops_per_pair=sparse.indexer_flops_per_pair if sparse else 0.0,
+        index_bytes_per_token=sparse.index_bytes_per_token if sparse else 0.0,
     )
 
 
@@ -313,6 +343,7 @@ class StepTime:
     graph_max_tokens: int = CUDA_GRAPH_MAX_TOKENS
     rocm_v0: bool = False  # a ROCm release before 0.8.3 (`predict.rocm_v0`)
     prefix_prefill_kernel: bool = False  # ROCm V0 chunked prefill's Triton kernel (`rocm_v0`)
+    aiter_moe: bool = False  # the experts run AITER's fused MoE (`predict.aiter_moe`)
 
     def with_efficiency(self, efficiency: Efficiency) -> StepTime:
         return replace(self, efficiency=efficiency)
@@ -356,6 +387,19 @@ class StepTime:
             floors += EAGER_LAUNCH_S_PER_LAYER * w.layers
         return floors
 
+    def _attended(self, step: Step) -> tuple[float, float]:
+        """(prompt, decode) attention pairs of a step: every earlier token, or under sparse
+        attention the top-k at most (the simulator's capped sums; a step built without them,
+        as static batching's, capped as a whole)."""
+        topk = self.work.sparse_topk
+        if not topk:
+            return step.prefill_attention, step.decode_context
+        prefill = step.prefill_window_pairs or min(
+            step.prefill_attention, step.prefill_tokens * topk
+        )
+        decode = step.decode_window_context or min(step.decode_context, step.decode_seqs * topk)
+        return prefill, decode
+
     def parts(self, step: Step) -> tuple[float, float, float, float]:
         """(CPU overhead, memory, compute, communication) seconds of one step."""
         w, d, e = self.work, self.device, self.efficiency
@@ -363,29 +407,37 @@ class StepTime:
         if self.rocm_v0:
             scale *= e.rocm_v0
         tokens = step.prefill_tokens + step.decode_seqs
-        kv_read = (step.decode_context + step.prefill_attention / max(step.prefill_tokens, 1)) * (
+        prefill_pairs, decode_pairs = self._attended(step)
+        kv_read = (decode_pairs + step.prefill_attention / max(step.prefill_tokens, 1)) * (
             w.kv_bytes_per_token
         )
+        kv_read += step.decode_context * w.index_bytes_per_token
         bandwidth = d.bandwidth_bytes_s * e.bandwidth * scale
         memory = (w.dense_weight_bytes + kv_read) / bandwidth
         # ROCm's MXFP4 experts (CDNA 3: triton_kernels' generic path, no FP4 units) stream as
         # the Triton family's do: the four gpt-oss-120b fit records on one MI300X say so
         four_bit = w.moe_kernel == "4bit" and not d.rocm
         moe_share = e.moe_4bit_bandwidth if four_bit else e.moe_bandwidth
+        if self.aiter_moe:
+            moe_share = e.aiter_moe_bandwidth
         memory += self._experts_read(tokens) / (bandwidth * moe_share)
         decode_pair = w.decode_flops_per_pair or w.attention_flops_per_pair
         # the routed experts' GEMMs run at the fused-MoE kernels' own rate (`moe_compute`)
         dense_params = w.active_params - w.expert_active_params
         gemm = 2 * (dense_params + w.expert_active_params / e.moe_compute) * tokens
-        attention = w.attention_flops_per_pair * step.prefill_attention
-        attention += decode_pair * step.decode_context
+        attention = w.attention_flops_per_pair * prefill_pairs + decode_pair * decode_pairs
         if d.ampere:  # Ampere's GEMMs reach more of their datasheet peak than Hopper's
             scale *= e.ampere
+        if d.rocm and not self.rocm_v0:  # CDNA's GEMMs from 0.8.3 (V0's own: `rocm_v0`)
+            scale *= e.rocm_compute
         efficiency = e.compute * scale * tokens / (tokens + e.compute_half_tokens)
         # attention runs in BF16 whatever the weights (FP8 GEMMs' peak is not attention's)
         if self.prefix_prefill_kernel:
             attention /= e.rocm_prefix_attention
         seconds = gemm / d.flops + attention / (d.attention_flops or d.flops)
+        if w.indexer_flops_per_pair:  # DSA's indexer scores every earlier token, in FP8
+            indexer = w.indexer_flops_per_pair * (step.prefill_attention + step.decode_context)
+            seconds += indexer / (d.fp8_flops or d.attention_flops or d.flops)
         compute = seconds / efficiency if tokens else 0.0
         overhead = e.step_overhead_s + e.per_seq_s * step.running
         return overhead, memory, compute, self._comm(tokens)
