@@ -461,6 +461,7 @@ def test_an_engine_that_dies_after_ready_is_failed_with_its_error() -> None:
     dead = report.diagnoses[1]
     assert dead.title.text() == "The server was up when this error stopped its engine"
     assert dead.evidence == "EngineCore encountered a fatal error."
+    assert "這個錯誤讓它的引擎停了" in dead.title.text("zh-TW")
 
 
 def test_only_the_last_run_of_an_appended_log_counts() -> None:

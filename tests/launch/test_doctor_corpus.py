@@ -888,3 +888,21 @@ def test_v1s_output_handler_after_an_engine_error_is_a_death_while_serving() -> 
     # The engine core's error alone does not say it had served.
     alone = diagnose("\n".join(lines_of("club3090-16-serving-oom", 0)))
     assert [d.id for d in alone.diagnoses] == ["out-of-memory"]
+
+
+def test_an_out_of_memory_of_an_engine_that_had_served_is_not_a_startup_phase() -> None:
+    # jetson-795's KV cache lines (the last startup phase: CUDA graphs next), then dify-599's OOM
+    # and the end of V0's request loop; with vllm-12314's stats line between, it served.
+    startup = lines_of("jetson-795-orin-nx-killed", 4, 5)
+    oom, callback = lines_of("dify-plugins-599-xinference-v0-oom-serving", 0, 1)
+    (stats,) = lines_of("vllm-12314-v0-metrics", 0)
+    at_start = diagnose("\n".join([*startup, oom])).diagnoses[0]
+    assert at_start.title.text() == "The GPU ran out of memory while capturing CUDA graphs"
+    for served in ([*startup, stats, oom, callback], [oom, callback]):
+        report = diagnose("\n".join(served))
+        assert report.diagnoses[0].title.text() == (
+            "The GPU ran out of memory while serving requests"
+        )
+        assert "服務請求" in report.diagnoses[0].title.text("zh-TW")
+    report = diagnose(excerpt("club3090-16-serving-oom"))
+    assert report.diagnoses[0].title.text() == "The GPU ran out of memory while serving requests"

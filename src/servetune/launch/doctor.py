@@ -454,7 +454,8 @@ def diagnose(text: str, *, vllm_output: bool = False) -> DoctorReport:
     reported = vllm_log.reported(lines)
     texts = diagnoses.telling(scope)
     hits = flag_errors.argparse_hits(texts, reported.vllm_version)
-    hits += diagnoses.table_hits([*texts, *([root] if root else [])], log_facts.context(lines))
+    facts = log_facts.context(lines, served=verdict.served)
+    hits += diagnoses.table_hits([*texts, *([root] if root else [])], facts)
     if root is not None:
         hits.sort(key=lambda hit: root not in hit.evidence)  # stable: priority order otherwise
     if verdict.served:

@@ -396,6 +396,14 @@ TEXTS: dict[str, str] = {
     "out-of-memory:graphs.fix": "Add --enforce-eager (no CUDA graphs, slower decoding), lower "
     "--max-num-seqs (fewer graphs), or lower --gpu-memory-utilization a little so the "
     "graphs fit beside the KV cache.",
+    "out-of-memory:serving.title": "The GPU ran out of memory while serving requests",
+    "out-of-memory:serving.why": "The server was up and its engine was running requests when an "
+    "allocation failed: one step's activations (long prompts in one batch, many sequences at "
+    "once, large images) needed more than the startup profiling measured, beside the weights "
+    "and the KV cache vLLM had reserved; or another process took GPU memory since the start.",
+    "out-of-memory:serving.fix": "Lower --max-num-batched-tokens (smaller prefill chunks) and "
+    "--max-num-seqs, or --gpu-memory-utilization a little to leave more room for activations; "
+    "check with `nvidia-smi` that nothing else uses the GPU. Then restart the server.",
     "out-of-memory:kv-cache.title": "The GPU ran out of memory while allocating the KV cache",
     "out-of-memory:kv-cache.why": "vLLM sized the KV cache from a measurement of free memory, "
     "but the allocation failed: memory changed in between, usually because another "

@@ -355,6 +355,13 @@ TEXTS: dict[str, str] = {
     "out-of-memory:graphs.fix": "加上 --enforce-eager（不用 CUDA graph，decode 會慢一些）、"
     "調低 --max-num-seqs（graph 少一點），或把 --gpu-memory-utilization 稍微調低，"
     "讓 graph 放得進 KV cache 旁邊。",
+    "out-of-memory:serving.title": "服務請求的時候 GPU 記憶體不足",
+    "out-of-memory:serving.why": "伺服器已經啟動、引擎正在跑請求時配置記憶體失敗：某一步的 "
+    "activation（同一批裡的長 prompt、同時很多序列、大圖片）比啟動時 profiling 量到的還多，"
+    "放不進權重和 vLLM 預留的 KV cache 旁邊；或是啟動之後有其他程式佔用了 GPU 記憶體。",
+    "out-of-memory:serving.fix": "調低 --max-num-batched-tokens（prefill 切小一點）和 "
+    "--max-num-seqs，或把 --gpu-memory-utilization 稍微調低，給 activation 多留空間；"
+    "用 `nvidia-smi` 確認沒有其他程式在用這張 GPU。之後重新啟動伺服器。",
     "out-of-memory:kv-cache.title": "配置 KV cache 的時候 GPU 記憶體不足",
     "out-of-memory:kv-cache.why": "vLLM 依照量到的可用記憶體決定 KV cache 大小，"
     "但真正配置時失敗了：中間記憶體用量變了，通常是有其他程式在用同一張 GPU。",
