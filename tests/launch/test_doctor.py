@@ -55,6 +55,7 @@ EXTRA_IDS = {
     "missing-value",
     "quant-tp-shape",
     "gguf-arch-unsupported",
+    "nccl-timeout",
 }
 
 
@@ -307,6 +308,22 @@ CASES: dict[str, tuple[str, str]] = {
         "Killed",
         "SIGKILL",
     ),
+    "nccl-timeout": (
+        # torch's ProcessGroupNCCL watchdog (vllm-6042 of tests/data/corpus, a Ray worker's
+        # GATHER long after startup), then what it says next: the timeout is the cause.
+        "\n".join(
+            [
+                f"{API}vLLM API server version 0.5.0.post1",
+                "(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] "
+                "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=158046, "
+                "OpType=GATHER, NumelIn=2867200, NumelOut=0, Timeout(ms)=600000) ran for 600027 "
+                "milliseconds before timing out.",
+                "(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:583] [Rank 1] To "
+                "avoid data inconsistency, we are taking the entire process down.",
+            ]
+        ),
+        "watchdog",
+    ),
     "engine-init-failed": (
         engine_failure(
             "AssertionError: Not enough allowed NUMA nodes to bind threads of 2 local CPUWorkers. "
@@ -439,7 +456,12 @@ def test_an_engine_that_dies_after_ready_is_failed_with_its_error() -> None:
     report = diagnose(text)
     assert report.status == "failed"  # the server is up but serves nothing any more
     assert report.root_cause == TORCH_OOM
-    assert [d.id for d in report.diagnoses] == ["out-of-memory"]
+    # Why it died first, then that the server no longer serves.
+    assert [d.id for d in report.diagnoses] == ["out-of-memory", "engine-dead-at-serving"]
+    dead = report.diagnoses[1]
+    assert dead.title.text() == "The server was up when this error stopped its engine"
+    assert dead.evidence == "EngineCore encountered a fatal error."
+    assert "這個錯誤讓它的引擎停了" in dead.title.text("zh-TW")
 
 
 def test_only_the_last_run_of_an_appended_log_counts() -> None:

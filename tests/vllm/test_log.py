@@ -45,6 +45,11 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "vllm-logs"
         (f"ERROR:    {BODY}", "ERROR"),  # uvicorn
         (f"2025-02-26 11:14:54,614 ERROR worker.py:1636 -- {BODY}", "ERROR"),  # Ray
         (f"E1130 07:36:16.401000 7670 torch/x.py:53] {BODY}", "ERROR"),  # glog
+        (f"[rank2]:[E1001 16:06:04.537131842 ProcessGroupNCCL.cpp:607] {BODY}", "ERROR"),  # c10
+        (f"[W CUDAGraph.cpp:145] {BODY}", "WARNING"),  # c10's logger before torch 2.4
+        # colour codes whose ESC a web page dropped (GitHub), and a Markdown fence's backtick
+        (f" [36m(RayWorkerVllm pid=5085) [0m [E ProcessGroupNCCL.cpp:475] {BODY}", "ERROR"),
+        (f"`[36m(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:563] {BODY}", "ERROR"),
         (f"авг 18 14:15:04 llm python3[28059]: {BODY}", None),  # journald
         (f"Aug 18 14:15:04.123456 llm vllm[28059]: {BODY}", None),  # journalctl -o short-precise
         (f"2025-08-18T14:15:04+0000 llm vllm[28059]: {BODY}", None),  # journalctl -o short-iso
@@ -173,6 +178,9 @@ def test_an_error_nothing_follows_fails_a_finished_excerpt_only(end: int) -> Non
         "init_device. This might cause deadlock in distributed execution.",
         "(VllmWorkerProcess pid=2) ERROR 08-23 08:25:25 multiproc_worker_utils.py:226] Exception "
         "in worker VllmWorkerProcess while processing method init_device: NCCL error",
+        "[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+        "Timeout(ms)=600000) ran for 600027 milliseconds before timing out.",
     ],
 )
 def test_fatal_lines_stop_the_watch_and_fail_the_doctor(fatal: str) -> None:
@@ -303,3 +311,45 @@ def test_json_lines_records_are_read_as_the_lines_they_stand_for() -> None:
     assert (lines[0].level, lines[0].text) == ("ERROR", "Model load failed")
     assert diagnose(jsonl).diagnoses[0].title.text().endswith("Tesla V100-SXM2-16GB has 7.0")
     assert log.read_lines('{"not": "a log record"}')[0].text == '{"not": "a log record"}'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Capturing CUDA graph shapes: [1m, 2m]",  # a bracket's own word
+        "shape=[4m] x [32m]",
+        "tokens[12mask]",
+    ],
+)
+def test_brackets_that_are_not_a_colour_code_stay(text: str) -> None:
+    assert log.parse_line(text).text == text
+
+
+def test_what_torchs_watchdog_says_after_the_timeout_is_its_consequence() -> None:
+    timeout = (
+        "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=158046, "
+        "OpType=GATHER, NumelIn=2867200, NumelOut=0, Timeout(ms)=600000) ran for 600027 "
+        "milliseconds before timing out."
+    )
+    assert not log.is_wrapper(timeout)
+    assert log.engine_died(log.LogLine("ERROR", timeout))
+    for consequence in (
+        "[PG 1 Rank 1] Timeout at NCCL work: 158046, last enqueued NCCL work: 158046, last "
+        "completed NCCL work: 158045.",
+        "[Rank 1] To avoid data inconsistency, we are taking the entire process down.",
+        f"[PG 1 Rank 1] Process group watchdog thread terminated with exception: {timeout}",
+    ):
+        assert log.is_wrapper(consequence), consequence
+    # The watchdog thread's end with another error is that error, not a consequence.
+    assert not log.is_wrapper(
+        "[PG 0 Rank 0] Process group watchdog thread terminated with exception: CUDA error: an "
+        "illegal memory access was encountered"
+    )
+
+
+def test_v1s_output_handler_fails_only_for_an_engine_that_had_started() -> None:
+    # async_llm.py (0.8-0.33) starts its output handler after the engine core's handshake.
+    line = log.parse_line(
+        "(APIServer pid=1) ERROR 05-01 14:39:06 [async_llm.py:699] AsyncLLM output_handler failed."
+    )
+    assert log.served(line) and log.engine_died(line) and log.is_wrapper(line.text)

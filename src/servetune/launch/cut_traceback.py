@@ -52,6 +52,30 @@ def _stopped_at(lines: Sequence[vllm_log.LogLine]) -> str | None:
     return None
 
 
+# A `raise` whose message is a string literal (or an f-string: its fixed words): Python quotes the
+# statement in the innermost frame, then prints the exception, whose message is that literal.
+_RAISE_LITERAL = re.compile(
+    r"""^raise (?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\([rRbBuUfF]{0,2}["']"""
+)
+_FRAME = re.compile(r'^\s*File "[^"]+", line \d+')
+
+
+def raised(lines: Sequence[vllm_log.LogLine]) -> str | None:
+    """The `raise` statement a text that ends inside a traceback stopped on, when it spells its
+    message out (`raise ValueError("No available memory for the cache blocks. "`): the paste lost
+    the exception line, whose message is that literal, so the statement is the error as far as
+    the excerpt holds it. None when an exception line follows, or the innermost frame quotes a
+    call or a message the statement builds elsewhere."""
+    frames = [i for i, line in enumerate(lines) if _FRAME.match(line.text)]
+    if not frames or frames[-1] + 1 >= len(lines):
+        return None
+    after = lines[frames[-1] + 1 :]
+    if any(vllm_log.is_exception(line) for line in after):
+        return None
+    statement = after[0].text.strip()
+    return statement if _RAISE_LITERAL.match(statement) else None
+
+
 def _kv_hit(lines: Sequence[vllm_log.LogLine], stopped: str) -> Hit | None:
     numbers = vllm_log.reported(lines)
     tokens, blocks = numbers.kv_cache_tokens, numbers.gpu_blocks

@@ -117,6 +117,19 @@ def _no_room(facts: Facts) -> Facts:
     return {}
 
 
+def _collective(facts: Facts) -> Facts:
+    """The timeout in seconds, and whether the collective that hung was the group's first
+    (`SeqNum` counts a process group's collectives: 1 from torch 2.2, 0 before): one that never
+    completed once is GPUs that cannot reach each other the way NCCL chose, a later one a peer
+    that stopped while serving."""
+    found: dict[str, str] = {}
+    if "timeout_ms" in facts:
+        found["timeout_s"] = f"{int(facts['timeout_ms']) / 1000:g}"
+    if "seq" in facts and int(facts["seq"]) <= 1:
+        found["variant"] = "first"
+    return found
+
+
 def _oom(facts: Facts) -> Facts:
     """Which phase ran out of memory (`log_facts`), where the log shows it."""
     phase = facts.get("oom_phase")
@@ -396,6 +409,17 @@ _PATTERNS: tuple[_Pattern, ...] = (
         printer="os",
     ),
     # multi-GPU communication (9)
+    # torch's ProcessGroupNCCL watchdog: `[Rank 4] Watchdog caught collective operation timeout:
+    # WorkNCCL(SeqNum=20518, OpType=ALLREDUCE, NumelIn=106496, NumelOut=106496,
+    # Timeout(ms)=1800000) ran for 1800270 milliseconds before timing out.` (torch 1.x-2.x)
+    _p(
+        "nccl-timeout",
+        r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(?P<seq>\d+), "
+        r"OpType=(?P<op>\w+).*?Timeout\(ms\)=(?P<timeout_ms>\d+)\)",
+        r"Watchdog caught collective operation timeout",
+        derive=_collective,
+        printer="torch",
+    ),
     _p(
         "nccl-error",
         r"NCCL error.*unhandled system error|\bncclSystemError\b|NCCL_ERROR_SYSTEM_ERROR",
@@ -423,7 +447,8 @@ _COVERS: Mapping[str, tuple[str, ...]] = {
     "weights-dont-fit": ("out-of-memory", "kv-cache-too-small"),
     # NCCL allocates GPU memory for its buffers, and a peer that ran out aborts the collective:
     # an `unhandled cuda error` beside an out-of-memory is that memory.
-    "out-of-memory": ("nccl-error",),
+    # A peer that died of it leaves the others' collectives waiting until the watchdog's timeout.
+    "out-of-memory": ("nccl-error", "nccl-timeout"),
 }
 
 # Lines below ERROR, or raw, that already tell the cause; read like the loud ones: a negative KV

@@ -17,7 +17,10 @@ How a failure is read:
   afterwards do not change that. An engine that died after that (`EngineDeadError`, "Engine
   loop has died", `MQLLMEngine is already dead`, the process killed) leaves a server that no
   longer serves: `failed`, with the engine's own error as the root cause where the excerpt
-  holds it, else `engine-dead-at-serving` on the line that says it died. A port that fails to
+  holds it (its diagnoses, then `engine-dead-at-serving:cause`), else `engine-dead-at-serving`
+  on the line that says it died. A collective between the GPUs that torch's watchdog timed out
+  (`Watchdog caught collective operation timeout`) leaves an engine that hangs or is taken
+  down: `failed`, before ready or after. A port that fails to
   bind after the announcement (uvicorn binds after its startup in vLLM 0.6.0-0.6.3) is
   `failed` too. Before ready, `failed` on a fatal line (argparse, engine or worker
   failure, the process killed: `Killed`, exit code 137) or an exception that no startup progress
@@ -29,8 +32,11 @@ How a failure is read:
   with "Engine core initialization failed. See root cause above.", so the error printed before
   that wrapper is the one that counts; never a `Traceback` header, a line that heads one
   (`WorkerProc hit an exception.`) or a source line a traceback quotes (`raise ...`,
-  `self._initialize_kv_caches(...)`); for an `EOFError` of `input()` (a prompt in a container
-  without stdin) the question it asked;
+  `self._initialize_kv_caches(...)`), unless the excerpt ends on it before the exception line
+  and it is a `raise` that spells its message out (`cut_traceback.raised`); for an `EOFError`
+  of `input()` (a prompt in a container without stdin) the question it asked; for torch's
+  NCCL watchdog, the timeout it caught, not what it then says (`we are taking the entire
+  process down`);
 - *diagnoses* come from the table in `diagnoses.py`, in priority order, the one whose evidence
   is the root cause first; for a traceback cut before its exception, from the check it stopped
   in (`cut_traceback.py`). Ids reuse `check`'s rule ids where the cause is the same.
@@ -319,6 +325,7 @@ def _root_cause(lines: Sequence[LogLine]) -> str | None:
         or _exception_cause(lines)
         or _message_cause(lines)
         or next((text for text in diagnoses.telling_lines(lines)), None)
+        or cut_traceback.raised(lines)
     )
     if cause is not None and _NO_ANSWER.match(cause):
         return _question(lines, cause) or cause
@@ -352,13 +359,19 @@ def _diagnosis(hit: Hit) -> Diagnosis:
 _ITERATION_TIMEOUT = "Engine iteration timed out"
 
 
-def _dead_engine(scope: Sequence[LogLine]) -> list[Hit]:
-    """A server that was up and whose engine then died, with no diagnosis for why: its requests
-    fail from then on (V0's API server ends itself). V0's loop that timed out says so itself."""
+def _dead_engine(scope: Sequence[LogLine], causes: Sequence[Hit]) -> list[Hit]:
+    """A server that was up and whose engine then died: its requests fail from then on (V0's
+    API server ends itself). Where the excerpt holds the engine's own error, its diagnoses come
+    first, then the death they caused (`engine-dead-at-serving:cause`): two facts, why it died
+    and that the server no longer serves. Else V0's loop that timed out says so itself, or the
+    line that says the engine died stands alone."""
+    died = next((line for line in scope if vllm_log.engine_died(line)), None)
+    if causes:
+        evidence = died.text.strip() if died is not None else causes[0].evidence
+        return [*causes, Hit("engine-dead-at-serving", "cause", {}, evidence)]
     timeout = next((line for line in scope if _ITERATION_TIMEOUT in line.text), None)
     if timeout is not None:
         return [Hit("engine-dead-at-serving", "timeout", {}, timeout.text.strip())]
-    died = next((line for line in scope if vllm_log.engine_died(line)), None)
     return [] if died is None else [Hit("engine-dead-at-serving", None, {}, died.text.strip())]
 
 
@@ -441,11 +454,12 @@ def diagnose(text: str, *, vllm_output: bool = False) -> DoctorReport:
     reported = vllm_log.reported(lines)
     texts = diagnoses.telling(scope)
     hits = flag_errors.argparse_hits(texts, reported.vllm_version)
-    hits += diagnoses.table_hits([*texts, *([root] if root else [])], log_facts.context(lines))
+    facts = log_facts.context(lines, served=verdict.served)
+    hits += diagnoses.table_hits([*texts, *([root] if root else [])], facts)
     if root is not None:
         hits.sort(key=lambda hit: root not in hit.evidence)  # stable: priority order otherwise
-    if verdict.served and not hits:
-        hits = _dead_engine(scope)
+    if verdict.served:
+        hits = _dead_engine(scope, hits)
     elif root is None and not hits and status == "failed":
         hits = cut_traceback.hits(scope)
     if status == "failed" and not hits:

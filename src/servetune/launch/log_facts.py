@@ -56,12 +56,17 @@ OOM = re.compile(
 )
 
 
-def _oom_phase(lines: Sequence[vllm_log.LogLine]) -> str | None:
+def _oom_phase(lines: Sequence[vllm_log.LogLine], *, served: bool) -> str | None:
     at = next((i for i, line in enumerate(lines) if OOM.search(line.text)), None)
     if at is None:
         return None
     if _SLEEP_MODE.search(lines[at].text):
         return "sleep-mode"  # the error line names sleep mode's allocator
+    if served:
+        # An engine that had started and then died: a step of its requests ran out. Its frames
+        # name no startup phase whatever they hold (V1 runs every step through its
+        # CUDAGraphWrapper, and data-parallel idle ranks through `_dummy_run`).
+        return "serving"
     # Frames come before the error in a traceback; a paste sometimes puts them after it.
     for frames in (lines[max(0, at - 80) : at], lines[at + 1 : at + 40]):
         for name, pattern in _OOM_PHASES:  # the most specific phase first
@@ -75,8 +80,9 @@ def _oom_phase(lines: Sequence[vllm_log.LogLine]) -> str | None:
     return None
 
 
-def context(lines: Sequence[vllm_log.LogLine]) -> Facts:
-    """Facts from the whole log that the diagnoses' texts may need."""
+def context(lines: Sequence[vllm_log.LogLine], *, served: bool = False) -> Facts:
+    """Facts from the whole log that the diagnoses' texts may need; `served` says the engine
+    died after it had started serving (`oom_phase` is then `serving`)."""
     facts: Facts = {"port": "8000"}  # vllm serve's default
     for key, pattern in _CONTEXT.items():
         for line in lines:
@@ -89,7 +95,7 @@ def context(lines: Sequence[vllm_log.LogLine]) -> Facts:
         facts["available_kv"] = f"{numbers.available_kv_cache_gib:g}"
     if numbers.model_loading_gib is not None:
         facts["weights_gib"] = f"{numbers.model_loading_gib:g}"
-    phase = _oom_phase(lines)
+    phase = _oom_phase(lines, served=served)
     if phase is not None:
         facts["oom_phase"] = phase
     return facts

@@ -278,6 +278,30 @@ TEXTS: dict[str, str] = {
     "nccl-error.fix": "In Docker, run with `--ipc=host` (or `--shm-size=16g`). Rerun with "
     "`NCCL_DEBUG=INFO` to see the cause; try `NCCL_P2P_DISABLE=1`; across nodes set "
     "`NCCL_SOCKET_IFNAME` and `GLOO_SOCKET_IFNAME`.",
+    "nccl-timeout.title": "A collective between the GPUs hung until torch's NCCL watchdog timed "
+    "it out",
+    "nccl-timeout.why": "torch's watchdog found collective {seq} of its process group ({op}, "
+    "between the GPUs) still unfinished after the group's timeout of {timeout_s} s. The engine's "
+    "step waits on it, so the engine hangs, and torch then takes the process down: the server "
+    "serves nothing since. Long after startup this is usually one rank that stopped: a worker "
+    "that crashed or a GPU that stalled (its own error is in its lines), or a network between "
+    "nodes that dropped.",
+    "nccl-timeout.fix": "Look in the other ranks' lines before the timeout for their own error "
+    "(out of memory, an exception) and fix that; check `dmesg` and `nvidia-smi` for a GPU that "
+    "fell off the bus (Xid errors); rerun with `NCCL_DEBUG=INFO`, and across nodes check "
+    "`NCCL_SOCKET_IFNAME`. Then restart the server, under a supervisor that restarts it when it "
+    "exits.",
+    "nccl-timeout:first.title": "The GPUs never completed their first collective: torch's NCCL "
+    "watchdog timed it out",
+    "nccl-timeout:first.why": "NCCL set its communicator up, but the first collective between the "
+    "GPUs ({op}, number {seq} of its process group) did not finish within the group's timeout of "
+    "{timeout_s} s: the GPUs cannot reach one another the way NCCL chose. Usually GPU "
+    "peer-to-peer over PCIe that the machine advertises but cannot do (PCIe ACS or an IOMMU "
+    "on, virtual machines, some consumer boards), or the network between nodes.",
+    "nccl-timeout:first.fix": "Try `NCCL_P2P_DISABLE=1` (with `--disable-custom-all-reduce`); "
+    "check `nvidia-smi topo -m` and turn PCIe ACS off (or the IOMMU to passthrough); rerun with "
+    "`NCCL_DEBUG=INFO` to see the transport NCCL picked; across nodes set `NCCL_SOCKET_IFNAME`, "
+    "or `NCCL_IB_DISABLE=1` without working InfiniBand.",
     "engine-init-failed.title": "vLLM failed to start",
     "engine-init-failed.why": "The error in the evidence line stopped vLLM. servetune has no "
     "specific advice for it yet.",
@@ -372,6 +396,14 @@ TEXTS: dict[str, str] = {
     "out-of-memory:graphs.fix": "Add --enforce-eager (no CUDA graphs, slower decoding), lower "
     "--max-num-seqs (fewer graphs), or lower --gpu-memory-utilization a little so the "
     "graphs fit beside the KV cache.",
+    "out-of-memory:serving.title": "The GPU ran out of memory while serving requests",
+    "out-of-memory:serving.why": "The server was up and its engine was running requests when an "
+    "allocation failed: one step's activations (long prompts in one batch, many sequences at "
+    "once, large images) needed more than the startup profiling measured, beside the weights "
+    "and the KV cache vLLM had reserved; or another process took GPU memory since the start.",
+    "out-of-memory:serving.fix": "Lower --max-num-batched-tokens (smaller prefill chunks) and "
+    "--max-num-seqs, or --gpu-memory-utilization a little to leave more room for activations; "
+    "check with `nvidia-smi` that nothing else uses the GPU. Then restart the server.",
     "out-of-memory:kv-cache.title": "The GPU ran out of memory while allocating the KV cache",
     "out-of-memory:kv-cache.why": "vLLM sized the KV cache from a measurement of free memory, "
     "but the allocation failed: memory changed in between, usually because another "
@@ -440,6 +472,14 @@ TEXTS: dict[str, str] = {
     "in the full log (often out of GPU memory under a burst of long requests: lower "
     "--max-num-seqs, --max-num-batched-tokens or --gpu-memory-utilization), then restart the "
     "server; run it under a supervisor that restarts it when it exits.",
+    "engine-dead-at-serving:cause.title": "The server was up when this error stopped its engine",
+    "engine-dead-at-serving:cause.why": "The API server had started and its engine was running "
+    "requests when the error in the root cause stopped the engine: every request since fails "
+    "(500, EngineDeadError), or the server ended itself. The diagnosis before this one says "
+    "what the error means.",
+    "engine-dead-at-serving:cause.fix": "Fix that error as the diagnosis before this one says, "
+    "then restart the server; run it under a supervisor that restarts it when it exits, and "
+    "watch whether the same load brings the error back.",
     "engine-dead-at-serving:timeout.title": "The engine stopped while serving: one step of its "
     "requests timed out",
     "engine-dead-at-serving:timeout.why": "The API server was up and its engine was running "

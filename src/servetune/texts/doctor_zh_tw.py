@@ -257,6 +257,26 @@ TEXTS: dict[str, str] = {
     "nccl-error.fix": "Docker 請加上 `--ipc=host`（或 `--shm-size=16g`）。用 `NCCL_DEBUG=INFO` "
     "重跑一次看原因；試試 `NCCL_P2P_DISABLE=1`；跨節點時請設定 `NCCL_SOCKET_IFNAME` 和 "
     "`GLOO_SOCKET_IFNAME`。",
+    "nccl-timeout.title": "GPU 之間的一次集合通訊卡住了，直到 torch 的 NCCL watchdog 判定逾時",
+    "nccl-timeout.why": "torch 的 watchdog 發現 GPU 之間的一次 {op}（這個 process group 的第 {seq} "
+    "次集合通訊）超過了群組的逾時時間 {timeout_s} 秒仍未完成。引擎的每一步都要等它，所以引擎卡住，"
+    "接著 torch 會把整個行程結束：伺服器從此不再服務。啟動很久之後才發生時，通常是某一個 rank "
+    "停了：某個 worker 當掉或某張 GPU 停擺（它自己的錯誤在它的那幾行裡），或節點之間的網路斷了。",
+    "nccl-timeout.fix": "在逾時之前，找其他 rank 那幾行裡它們自己的錯誤"
+    "（記憶體不足、例外）並先解決；"
+    "用 `dmesg` 和 `nvidia-smi` 檢查有沒有 GPU 掉線（Xid 錯誤）；用 `NCCL_DEBUG=INFO` 重跑，"
+    "跨節點時檢查 `NCCL_SOCKET_IFNAME`。之後重新啟動伺服器，並用會在它結束時自動重啟的 "
+    "supervisor 來執行。",
+    "nccl-timeout:first.title": "GPU 之間的第一次集合通訊就沒有完成：torch 的 NCCL watchdog "
+    "判定逾時",
+    "nccl-timeout:first.why": "NCCL 已經建好 communicator，但 GPU 之間的第一次 {op}（這個 "
+    "process group 的第 {seq} 次集合通訊）沒有在群組的逾時時間 {timeout_s} 秒內完成："
+    "這些 GPU 無法用 NCCL 選的方式互相連通。通常是機器宣稱支援、實際上卻做不到的 PCIe "
+    "點對點（P2P）傳輸（開著 PCIe ACS 或 IOMMU、虛擬機、部分消費級主機板），或節點之間的網路。",
+    "nccl-timeout:first.fix": "試試 `NCCL_P2P_DISABLE=1`（搭配 `--disable-custom-all-reduce`）；"
+    "用 `nvidia-smi topo -m` 檢查拓撲，關掉 PCIe ACS（或把 IOMMU 設成 passthrough）；用 "
+    "`NCCL_DEBUG=INFO` 重跑，看 NCCL 選了哪種傳輸方式；跨節點時設定 `NCCL_SOCKET_IFNAME`，"
+    "沒有可用的 InfiniBand 時設 `NCCL_IB_DISABLE=1`。",
     "engine-init-failed.title": "vLLM 啟動失敗",
     "engine-init-failed.why": "證據那一行的錯誤讓 vLLM 停了下來。servetune "
     "目前還沒有針對這個錯誤的具體建議。",
@@ -335,6 +355,13 @@ TEXTS: dict[str, str] = {
     "out-of-memory:graphs.fix": "加上 --enforce-eager（不用 CUDA graph，decode 會慢一些）、"
     "調低 --max-num-seqs（graph 少一點），或把 --gpu-memory-utilization 稍微調低，"
     "讓 graph 放得進 KV cache 旁邊。",
+    "out-of-memory:serving.title": "服務請求的時候 GPU 記憶體不足",
+    "out-of-memory:serving.why": "伺服器已經啟動、引擎正在跑請求時配置記憶體失敗：某一步的 "
+    "activation（同一批裡的長 prompt、同時很多序列、大圖片）比啟動時 profiling 量到的還多，"
+    "放不進權重和 vLLM 預留的 KV cache 旁邊；或是啟動之後有其他程式佔用了 GPU 記憶體。",
+    "out-of-memory:serving.fix": "調低 --max-num-batched-tokens（prefill 切小一點）和 "
+    "--max-num-seqs，或把 --gpu-memory-utilization 稍微調低，給 activation 多留空間；"
+    "用 `nvidia-smi` 確認沒有其他程式在用這張 GPU。之後重新啟動伺服器。",
     "out-of-memory:kv-cache.title": "配置 KV cache 的時候 GPU 記憶體不足",
     "out-of-memory:kv-cache.why": "vLLM 依照量到的可用記憶體決定 KV cache 大小，"
     "但真正配置時失敗了：中間記憶體用量變了，通常是有其他程式在用同一張 GPU。",
@@ -393,6 +420,12 @@ TEXTS: dict[str, str] = {
     "engine-dead-at-serving.fix": "在完整的 log 裡，往第一行 'dead' 訊息上方找引擎的第一個錯誤"
     "（常見的是一波長請求讓 GPU 記憶體不足：調低 --max-num-seqs、--max-num-batched-tokens "
     "或 --gpu-memory-utilization），然後重啟伺服器；用會在它結束時重啟它的 supervisor 來跑。",
+    "engine-dead-at-serving:cause.title": "伺服器已經啟動，這個錯誤讓它的引擎停了",
+    "engine-dead-at-serving:cause.why": "API 伺服器已經啟動，引擎正在跑請求，這時根本原因裡的錯誤"
+    "讓引擎停了：之後的每個請求都會失敗（500、EngineDeadError），或伺服器自己結束了。"
+    "前一個診斷說明了這個錯誤的意思。",
+    "engine-dead-at-serving:cause.fix": "照前一個診斷的說明解決那個錯誤，再重新啟動伺服器；"
+    "用會在它結束時自動重啟的 supervisor 來執行，並留意同樣的負載會不會再引發這個錯誤。",
     "engine-dead-at-serving:timeout.title": "引擎在服務時停了：它的請求有一步逾時",
     "engine-dead-at-serving:timeout.why": "API 伺服器已經啟動，引擎正在跑請求；vLLM V0 的引擎"
     "迴圈給每一步 VLLM_ENGINE_ITERATION_TIMEOUT_S（預設 60 秒），超過就把引擎標為出錯：之後"

@@ -121,13 +121,17 @@ _HANDLER = re.compile(r"^serving(?:_\w+)?\.py$")
 # reported ENGINE_CORE_DEAD from its busy loop, 0.8+). And that loop's own timeout:
 # `run_engine_loop` logs "Engine iteration timed out. This should never happen!" when a step of
 # the requests it runs takes longer than VLLM_ENGINE_ITERATION_TIMEOUT_S, then marks the engine
-# errored (0.4-0.10).
+# errored (0.4-0.10). And V1's `AsyncLLM output_handler failed.` (async_llm.py 0.8-0.33): the
+# output handler reads the engine core's outputs; AsyncLLM starts it only after
+# `make_async_mp_client` returned, i.e. after the engine core's handshake (KV cache sized, graphs
+# captured), so it fails only when an engine core that had started died.
 _SERVED = re.compile(
     r"Engine background task failed|Exception in callback _log_task_completion"
     r"|Engine iteration timed out\. This should never happen"
     r"|AsyncEngineDeadError: (?:Task finished unexpectedly|Background loop (?:has errored|is not))"
     r"|(?:has failed|is already dead), terminating server process"
     r"|^(?:[\w.]+\.)?(?:MQ)?EngineDeadError: "
+    r"|^AsyncLLM output_handler failed\.$"
 )
 # The port could not be bound. vLLM 0.6.4+ binds it before the engine starts; before that
 # uvicorn binds it after `Application startup complete` (vllm#8791, pipeline parallel), so this
@@ -142,13 +146,19 @@ _ARGPARSE = re.compile(r"^(?:vllm(?: serve)?|[\w./-]*api_server(?:\.py)?): error
 _EXCEPTION = re.compile(
     r"^(?:[A-Za-z_]\w*\.)*(?P<name>(?=[A-Z])\w*(?:Error|Exception|Exit|Interrupt))(?::\s*.*)?$"
 )
+# torch's ProcessGroupNCCL watchdog (every torch vLLM ran on): a collective between the GPUs
+# did not complete within the process group's timeout (`Timeout(ms)=600000`). The engine's step
+# waits on that collective, so the engine is hung; with the watchdog's default error handling
+# torch then takes the process down ("To avoid data inconsistency, we are taking the entire
+# process down."). Before ready or after, the server serves nothing again.
+_COLLECTIVE_TIMEOUT = r"Watchdog caught collective operation timeout"
 # Lines after which the start cannot succeed, whatever follows.
 _FATAL = re.compile(
     r"Engine core initialization failed|Engine process failed to start|EngineCore failed to start"
     r"|EngineCore hit an exception|WorkerProc (?:initialization failed|failed to start)"
     r"|exited with code [1-9]|error while attempting to bind on address"
     r"|Worker proc \S+ died unexpectedly|Exception in worker \S+ while processing method"
-    r"|This might cause deadlock in distributed execution"
+    r"|This might cause deadlock in distributed execution|" + _COLLECTIVE_TIMEOUT
 )
 # An accelerator's allocator ran out (torch's for CUDA and ROCm, torch_npu's for Ascend, the XPU
 # one): vLLM recovers from no such exception before it is up, so it is fatal even when other
@@ -176,11 +186,16 @@ _WRAPPERS = re.compile(
     # (PID:1, Device:0, RankID:-1) ERR99999 UNKNOWN application exception`)
     r"|\(PID:\d+, Device:-?\d+, RankID:-?\d+\) ERR\d{5}\b"
     r"|terminating server process|Engine loop (?:has died|is not running)"
-    r"|^Exception in worker \S+ while processing method \w+\.$"
+    r"|^Exception in worker \S+ while processing method \w+\.$|^AsyncLLM output_handler failed\.$"
+    # what torch's watchdog says after the timeout it caught: its consequences
+    r"|Timeout at NCCL work: \d+|Exception \(either an error or timeout\) detected by watchdog"
+    r"|Some NCCL operations have failed or timed out|we are taking the entire process down"
+    r"|watchdog thread terminated with exception: (?:\[[^\]]*\] )?" + _COLLECTIVE_TIMEOUT
 )
 # After "ready", only these make an error the server's own rather than a request's.
 _ENGINE_DIED = re.compile(
-    r"EngineCore encountered a fatal error|EngineDeadError|Engine loop (?:has died|is not running)"
+    r"EngineCore encountered a fatal error|EngineDeadError|Engine loop (?:has died|is not running)|"
+    + _COLLECTIVE_TIMEOUT
 )
 _SHUTDOWN = re.compile(
     r"\[shutdown\]|SIGTERM|SIGINT|received signal|Shutting down|shutdown complete|KeyboardInterrupt"

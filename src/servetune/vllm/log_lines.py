@@ -33,8 +33,13 @@ from dataclasses import dataclass, replace
 # text (`\033[0m`, `\x1b[0m`, `\u001b[0m`, `\e[0m`). And the terminal's echo of Ctrl-C (`^C`),
 # glued to the front of the next line vLLM prints.
 # `ESC ( B` selects the character set back (tput sgr0 prints it before `ESC [ m`).
+# A web page that drops the control character keeps the rest of a colour code: GitHub shows
+# `\x1b[36m(RayWorkerVllm pid=5085)\x1b[0m` as ` [36m(RayWorkerVllm pid=5085) [0m`, the ESC gone
+# or turned into a space; such a bare SGR code (digits and `m` after no word, before a space, a
+# bracket or the end: never a word's or a list's) goes with the space that stood for its ESC.
 _ANSI = re.compile(
     r"(?:\x1b|\^\[|#033|ESC|\u241b|\\(?:033|x1[bB]|u001[bB]|e))(?:\[[0-9;]*[A-Za-z]|\([AB0-2])"
+    r"|(?<![\w\[])\s?\[\d{1,3}(?:;\d{1,3})*m(?=[\s(\[]|$)"
     r"|</?(?:font|b|span)\b[^>]*>"
     r"|(?:\^M|#015)+$|^(?:\^C)+"
 )
@@ -56,6 +61,7 @@ _OUTER = re.compile(
     r"|\[rank\d+\]:\s?"  # torch
     r"|\[Stage-\d+\]\s"  # vllm-omni stages
     r"|>\s?(?=\S)"  # a Markdown quote
+    r"|`+(?=\S)"  # a Markdown code fence or span glued to the line it opens
     r"|\((?=[^()]*\b(?:pid|rank|ip)=)[^()]+\)\s?"  # vLLM and Ray process tags
     r"|\(raylet[^()]*\)\s?"
     r")"
@@ -83,8 +89,13 @@ _OWN_START = re.compile(
     r"\[?[\w./-]+\.py:\d+\] "
     r"|(?:INFO: {5}|WARNING: {2}|ERROR: {4}|DEBUG: {4}|CRITICAL: )(?=\S))"
 )
-# torch/glog lines: `W1130 07:36:16.401000 7670 torch/_library/triton.py:53] ...`
-_GLOG = re.compile(r"\[?(?P<g>[IWEF])\d{4} \d\d:\d\d:\d\d\.\d+\s+(?:\d+\s+)?[\w./-]+:\d+\]\s?")
+# torch/glog lines: `W1130 07:36:16.401000 7670 torch/_library/triton.py:53] ...`, and c10's own
+# logger of torch's C++ code (ProcessGroupNCCL's watchdog...): `[E1001 16:06:04.537131842
+# ProcessGroupNCCL.cpp:607] ` from torch 2.4, `[E ProcessGroupNCCL.cpp:475] ` before it.
+_GLOG = re.compile(
+    r"(?:\[?(?P<g>[IWEF])\d{4} \d\d:\d\d:\d\d\.\d+\s+(?:\d+\s+)?[\w./-]+:\d+\]"
+    r"|\[(?P<c>[IWEF]) [\w./-]+\.(?:cpp|cc|cu|c|h|hpp):\d+\])\s?"
+)
 _GLOG_LEVELS = {"I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}
 _REPEATED = re.compile(r"\s*\[repeated \d+x across cluster\]$")
 QUIET = frozenset({"DEBUG", "INFO", "WARNING"})
@@ -117,7 +128,7 @@ def _strip_level(text: str) -> tuple[str | None, str, str | None] | None:
     """The level, the text after its prefix and the file the prefix names, or None."""
     glog = _GLOG.match(text)
     if glog:
-        return _GLOG_LEVELS[glog["g"]], text[glog.end() :], None
+        return _GLOG_LEVELS[glog["g"] or glog["c"]], text[glog.end() :], None
     ccl = _CCL.match(text)
     if ccl:
         return _CCL_LEVELS.get(ccl["level"], "INFO"), text[ccl.end() :], None
