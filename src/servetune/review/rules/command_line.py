@@ -118,6 +118,9 @@ def missing_value(ctx: Context) -> Iterator[Hit]:
             yield Hit({"token": issue.token}, flag=issue.token)
 
 
+_CHOICES_SHOWN = 12  # a long list of choices (tool-call parsers) is said in part
+
+
 def _closest_choice(value: str, choices: Sequence[str]) -> list[str]:
     """The one choice the value begins (`bfloat` of `bfloat16`), else difflib's closest."""
     begun = [c for c in choices if value and c.lower().startswith(value.lower())]
@@ -143,7 +146,9 @@ def invalid_value(ctx: Context) -> Iterator[Hit]:
             continue
         variant = "choices" if issue.choices else None
         if issue.choices:
-            facts["choices"] = ", ".join(issue.choices)
+            shown = ", ".join(issue.choices[:_CHOICES_SHOWN])
+            more = len(issue.choices) - _CHOICES_SHOWN
+            facts["choices"] = f"{shown} (+{more})" if more > 0 else shown
         edits = (Edit(issue.flag, None),)
         yield Hit(facts, variant, edits, flag=issue.flag, by_release=True)
 
