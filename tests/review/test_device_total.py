@@ -49,3 +49,10 @@ def test_a_size_other_than_the_cards_own_uses_the_formula() -> None:
     spec = parse_gpus("1xL40S").spec
     assert spec is not None
     assert device_total_gib(24.0, spec) == pytest.approx(24 * 0.9953 - 0.42)
+
+
+def test_a_note_of_how_the_cards_spread_over_nodes_is_left_out() -> None:
+    # surajssd/llm-k8s: "8xA100-SXM4-40GB (2 nodes x 4)"
+    machine = parse_gpus("8xA100-SXM4-40GB (2 nodes x 4)")
+    assert machine.count == 8
+    assert machine.spec is not None and machine.spec.name == "A100-40GB-SXM"

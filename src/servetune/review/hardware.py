@@ -288,10 +288,15 @@ def _mixed(parts: Sequence[str]) -> Hardware:
     return Hardware(len(cards), _weakest(cards), "--gpus", tuple(cards))
 
 
+_NODES_NOTE = re.compile(r"\s*\([^()]*\bnodes?\b[^()]*\)", re.IGNORECASE)
+
+
 def parse_gpus(text: str) -> Hardware:
     """`N`, `NAME` or `NxNAME` (`2xA100-80GB`, `8xH100`, `1xL4`, `4 x RTX4090`); a mixed set
     joined by `+` or `,` (`1xRTX-5070-Ti+1xRTX-5090-D`, `RTX 3090 + RTX 3060`); `CPU` for
-    vLLM's CPU backend."""
+    vLLM's CPU backend. A note on how the cards spread over machines (`8xA100 (2 nodes x 4)`)
+    says nothing of the cards themselves and is left out."""
+    text = _NODES_NOTE.sub("", text)
     parts = [part for part in re.split(r"[+,]", text) if part.strip()]
     if len(parts) > 1:
         return _mixed(parts)
