@@ -387,7 +387,14 @@ def test_a_json_value_that_does_not_close_is_left_to_the_stray_words() -> None:
     report = review(f"{Q7} --speculative-config {{method: ngram, x: 3", "1xA100-80GB")
     titles = [f.title.text() for f in report.errors]
     assert titles == ["Stray value `ngram,` in the command", "Stray value `x:` in the command",
-                      "Stray value `3` in the command"]  # fmt: skip
+                      "Stray value `3` in the command",
+                      "`--speculative-config {method:`: `{method:` is not a valid value"]  # fmt: skip
+
+
+def test_a_json_flag_s_value_that_is_not_json_is_invalid() -> None:
+    report = review(f"{Q7} --speculative-config {{method:ngram}}", "1xA100-80GB")
+    assert [(f.rule, f.flag) for f in report.errors] == [("invalid-value", "--speculative-config")]
+    assert not review(f"{Q7} --compilation-config 3", "1xA100-80GB").errors
 
 
 def test_tp_fix_picks_a_size_that_divides_the_heads() -> None:

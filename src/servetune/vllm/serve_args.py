@@ -38,6 +38,16 @@ IssueKind = Literal[
 # Characters that word processors and chat UIs substitute for "-".
 UNICODE_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"
 _FALSE_WORDS = {"false", "no", "0", "off"}
+
+
+def _reads_as_json(value: str) -> bool:
+    try:
+        json.loads(value)
+    except ValueError:
+        return False
+    return True
+
+
 _TRUE_WORDS = {"true", "yes", "1", "on", *_FALSE_WORDS}
 
 
@@ -133,6 +143,9 @@ def _check_value(builder: Builder, spec: vllm_flags.FlagSpec, value: str, token:
         bad = re.match(r"^-?\d+$", value) is None
     elif type_name.endswith("float]") or type_name == "float":
         bad = re.match(r"^-?(\d+\.?\d*|\.\d+)([eE]-?\d+)?$", value) is None
+    elif ("loads" in type_name or type_name.startswith("JSON")) and value[:1] in "{[":
+        # argparse hands the value to json.loads, which refuses anything but JSON
+        bad = not _reads_as_json(value)
     # The release's own choices; a plugin file may register names beyond its registry.
     refused = (
         not builder.dev_build
