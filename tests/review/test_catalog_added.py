@@ -58,6 +58,8 @@ ADDED = [
     ("MiniMaxAI/MiniMax-M2.7", (62, 48, 8, 256, 196608)),
     ("mistralai/Mistral-Medium-3.5-128B", (88, 96, 8, None, 262144)),
     ("facebook/opt-125m", (12, 12, 12, None, 2048)),
+    ("nvidia/NVIDIA-Nemotron-Nano-9B-v2", (56, 40, 8, None, 131072)),
+    ("nvidia/Nemotron-H-8B-Base-8K", (52, 32, 8, None, 8192)),
 ]
 
 
@@ -127,6 +129,8 @@ def test_layouts_the_files_spell() -> None:
         ("1xH100", "Qwen/Qwen3.5-9B --max-model-len 32768"),
         ("8xH200", "zai-org/GLM-5.1-FP8 --tensor-parallel-size 8"),
         ("8xMI300X", "mistralai/Mistral-Medium-3.5-128B --tensor-parallel-size 8"),
+        ("1xH100", "nvidia/NVIDIA-Nemotron-Nano-9B-v2"),
+        ("1xA10G", "nvidia/Nemotron-H-8B-Base-8K"),
     ],
 )
 def test_plan_answers_for_them(capsys: pytest.CaptureFixture[str], gpus: str, command: str) -> None:

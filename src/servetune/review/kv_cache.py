@@ -210,18 +210,51 @@ class HybridPool:
         return blocks // groups * self.attention_block, concurrency
 
 
-def state_bytes(model: ModelFacts, settings: Settings) -> int:
+# Nemotron-H's recurrent state dtype when neither `--mamba-ssm-cache-dtype` nor the config says
+# (vllm/model_executor/models/config.py `NemotronHForCausalLMConfig`): the model's before 0.13,
+# float16 from 0.13, float32 from 0.20 (`DEFAULT_MAMBA_SSM_CACHE_DTYPE`).
+_NEMOTRON_SSM_DTYPES = (("0.20.0", "float32"), ("0.13.0", "float16"))
+
+
+def _ssm_dtype(model: ModelFacts, settings: Settings, version: str | None) -> str | None:
+    """The recurrent state's dtype: the flag, else the config's, else Nemotron-H's release
+    default; None: the model's dtype."""
+    lin = model.linear
+    if settings.mamba_ssm_cache_dtype != "auto":
+        return settings.mamba_ssm_cache_dtype
+    if lin is None or lin.ssm_dtype is not None or model.model_type != "nemotron_h":
+        return None if lin is None else lin.ssm_dtype
+    for since, dtype in _NEMOTRON_SSM_DTYPES:
+        if version is None or version_at_least(version, since):
+            return dtype
+    return None
+
+
+def _conv_dim(model: ModelFacts, tp: int) -> int:
+    """The conv window's channels on one GPU. Mamba2 replicates B and C groups so that every
+    rank holds whole groups: n_groups becomes TP where TP does not divide it
+    (`MambaStateShapeCalculator.extra_groups_for_head_shards`)."""
+    lin = model.linear
+    if lin is None:
+        return 0
+    if lin.kind != "mamba2" or lin.key_heads % tp == 0:
+        return lin.conv_dim // tp
+    return (lin.value_heads * lin.value_head_dim + 2 * tp * lin.key_head_dim) // tp
+
+
+def state_bytes(model: ModelFacts, settings: Settings, version: str | None = None) -> int:
     """One linear-attention layer's state per sequence on one GPU: the conv window
     (conv_dim / TP x (kernel - 1 + speculative tokens), model dtype) and the recurrent state
     (value heads / TP x value dim x key dim, in `mamba_ssm_dtype` when the config names it)
-    (`MambaStateShapeCalculator.gated_delta_net_state_shape`)."""
+    (`MambaStateShapeCalculator.gated_delta_net_state_shape`; for Mamba2, `mamba2_state_shape`:
+    heads / TP x head_dim x ssm_state_size, in `_ssm_dtype`)."""
     lin, tp = model.linear, settings.tensor_parallel_size
     if lin is None:
         return 0
     model_bytes = DTYPE_BYTES.get(settings.dtype or "bfloat16", 2)
-    ssm_bytes = _STATE_DTYPE_BYTES.get(lin.ssm_dtype or "", model_bytes)
+    ssm_bytes = _STATE_DTYPE_BYTES.get(_ssm_dtype(model, settings, version) or "", model_bytes)
     window = lin.conv_kernel - 1 + settings.speculative_tokens
-    conv = lin.conv_dim // tp * window * model_bytes
+    conv = _conv_dim(model, tp) * window * model_bytes
     recurrent = lin.value_heads // tp * lin.value_head_dim * lin.key_head_dim * ssm_bytes
     return conv + recurrent
 
@@ -239,7 +272,7 @@ def hybrid_pool(
     if not model.is_hybrid:
         return None
     per_token = kv_bytes_per_token_layer(model, settings)
-    state = state_bytes(model, settings)
+    state = state_bytes(model, settings, version)
     attention = kv_layers(model, settings)
     linear = _layers_per_gpu(model.linear_layers, settings)
     if not per_token or not state or not attention or not linear:

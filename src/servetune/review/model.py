@@ -77,6 +77,8 @@ _POOLING_SUFFIXES = (
     "ForEmbedding",
     "EmbeddingModel",
 )
+# Nemotron-H's `layers_block_type` names, as `hybrid_override_pattern` characters
+_BLOCK_CHARS = {"mamba": "M", "attention": "*", "mlp": "-", "moe": "E"}
 _DTYPE_NAMES = {
     "bfloat16": "bfloat16",
     "bf16": "bfloat16",
@@ -117,7 +119,7 @@ class LinearAttention:
     value_head_dim: int
     conv_kernel: int
     ssm_dtype: str | None  # `mamba_ssm_dtype` (float32 in Qwen3.5's configs); None: the model's
-    kind: Literal["gated-deltanet", "kda"] = "gated-deltanet"
+    kind: Literal["gated-deltanet", "kda", "mamba2"] = "gated-deltanet"
 
     @property
     def conv_dim(self) -> int:
@@ -167,6 +169,11 @@ class ModelFacts:
     linear: LinearAttention | None = None
     mtp_layers: int = 0  # multi-token-prediction layers (one full-attention layer each)
     attn_output_gate: bool = False  # Qwen3.5-style gated attention: q_proj twice as wide
+    # Nemotron-H (`hybrid_override_pattern`): a layer is one block, Mamba2 (M), attention (*),
+    # MLP (-) or experts (E); the MLP and expert layers mix no tokens and keep no cache
+    mixer_free_layers: int = 0
+    ffn_layers: int | None = None  # layers with an MLP or experts; None: every layer
+    gated_mlp: bool = True  # gate, up and down; Nemotron-H's relu2 MLP has up and down only
     # DeepSeek-V4: one latent KV head of head_dim (no kv_lora_rank), q and output low-rank,
     # per-layer KV compression (0: window only; 4 with an indexer; 128) and the experts' own
     # dtype (`expert_dtype` "fp4": MXFP4 experts beside FP8 block-quantized layers)
@@ -191,8 +198,10 @@ class ModelFacts:
 
     @property
     def attention_layers(self) -> int:
-        """Layers that keep a KV cache per token (all of them but linear attention)."""
-        return (self.num_layers or 0) - (self.linear_layers if self.is_hybrid else 0)
+        """Layers that keep a KV cache per token (all of them but linear attention and
+        Nemotron-H's MLP and expert layers)."""
+        linear = self.linear_layers if self.is_hybrid else 0
+        return (self.num_layers or 0) - linear - self.mixer_free_layers
 
     @property
     def is_mla(self) -> bool:
@@ -372,6 +381,9 @@ def model_facts(
     heads = _int(text, "num_attention_heads", "n_head", "num_heads")
     hidden = _int(text, "hidden_size", "n_embd", "d_model", "dim")
     layers = _int(text, "num_hidden_layers", "n_layer", "num_layers", "n_layers")
+    pattern = _block_pattern(text)
+    if pattern:
+        layers = len(pattern)  # vLLM builds one layer per entry (`NemotronHModel`)
     head_dim = _int(text, "head_dim")
     if head_dim is None and hidden and heads:
         head_dim = hidden // heads
@@ -388,6 +400,8 @@ def model_facts(
     architectures = config.get("architectures") or text.get("architectures")
     experts = _int(text, "num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
     shared, dense_layers = _moe_layout(text, layers)
+    if pattern and experts:
+        dense_layers = pattern.count("-")
     return ModelFacts(
         model_id=model_id,
         source=source,
@@ -427,6 +441,9 @@ def model_facts(
         linear=_linear_attention(text),
         mtp_layers=_int(text, "mtp_num_hidden_layers", "num_nextn_predict_layers") or 0,
         attn_output_gate=text.get("attn_output_gate") is True,
+        mixer_free_layers=pattern.count("-") + pattern.count("E"),
+        ffn_layers=pattern.count("-") + pattern.count("E") if pattern else None,
+        gated_mlp=not pattern,
         o_lora_rank=_int(text, "o_lora_rank"),
         o_groups=_int(text, "o_groups"),
         compress_ratios=_compress_ratios(text, layers),
@@ -456,10 +473,26 @@ def _kda_config(text: Mapping[str, object]) -> Mapping[str, object] | None:
     return config
 
 
+def _block_pattern(text: Mapping[str, object]) -> str:
+    """Nemotron-H's `hybrid_override_pattern`, one character per layer: M Mamba2, * attention,
+    - MLP, E experts (vLLM's nemotron_h.py `ALL_DECODER_LAYER_TYPES`), or its newer spelling
+    `layers_block_type` (mamba, attention, mlp, moe: transformers' NemotronHConfig); "" for
+    other models."""
+    pattern = text.get("hybrid_override_pattern")
+    if isinstance(pattern, str):
+        return pattern
+    blocks = text.get("layers_block_type")
+    if text.get("model_type") != "nemotron_h" or not isinstance(blocks, list):
+        return ""
+    return "".join(_BLOCK_CHARS.get(str(block), "?") for block in blocks)
+
+
 def _linear_layers(text: Mapping[str, object], layers: int | None) -> int:
-    """Layers of linear attention: Kimi-Linear's `kda_layers`, `layer_types` entries
-    (Qwen3.5/3.6/3.8), else every layer but each `full_attention_interval`-th (Qwen3-Next
-    writes only the interval)."""
+    """Layers of linear attention: Nemotron-H's Mamba2 (M) entries, Kimi-Linear's
+    `kda_layers`, `layer_types` entries (Qwen3.5/3.6/3.8), else every layer but each
+    `full_attention_interval`-th (Qwen3-Next writes only the interval)."""
+    if pattern := _block_pattern(text):
+        return pattern.count("M")
     kda = _kda_config(text)
     if kda is not None:
         listed = kda.get("kda_layers")
@@ -484,7 +517,26 @@ def _kda_attention(config: Mapping[str, object]) -> LinearAttention | None:
     return LinearAttention(heads, heads, dim, dim, kernel, "float32", kind="kda")
 
 
+def _mamba2_attention(text: Mapping[str, object]) -> LinearAttention | None:
+    """A Nemotron-H Mamba2 layer's state (vLLM's `NemotronHForCausalLM
+    .get_mamba_state_shape_from_config`): conv over heads x head_dim + 2 x n_groups x
+    ssm_state_size channels, one head_dim x ssm_state_size state per head; the recurrent
+    state's dtype is the config's `mamba_ssm_cache_dtype` where it names one."""
+    shape = [
+        _int(text, key)
+        for key in ("n_groups", "mamba_num_heads", "ssm_state_size", "mamba_head_dim")
+    ]
+    kernel = _int(text, "conv_kernel")
+    if any(value is None for value in shape) or kernel is None:
+        return None
+    groups, heads, state, head_dim = (int(v or 0) for v in shape)
+    ssm = _DTYPE_NAMES.get(str(text.get("mamba_ssm_cache_dtype")).lower())
+    return LinearAttention(groups, heads, state, head_dim, kernel, ssm, kind="mamba2")
+
+
 def _linear_attention(text: Mapping[str, object]) -> LinearAttention | None:
+    if _block_pattern(text):
+        return _mamba2_attention(text)
     kda = _kda_config(text)
     if kda is not None:
         return _kda_attention(kda)

@@ -75,6 +75,7 @@ class Settings:
     # the command cannot say (a pip install of 0.8.0 to 0.11.0, where FlashInfer is optional)
     flashinfer_sampler: bool | None = None
     cpu_offload_gib: float = 0.0  # `--cpu-offload-gb`: weights per GPU kept in CPU memory
+    mamba_ssm_cache_dtype: str = "auto"  # `--mamba-ssm-cache-dtype`: a Mamba2 state's dtype
 
     @property
     def world_size(self) -> int:
@@ -397,6 +398,7 @@ def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware 
         pp_layer_partition=_pp_partition(command),
         flashinfer_sampler=_flashinfer_sampler(command),
         cpu_offload_gib=max(0.0, command.number("--cpu-offload-gb") or 0.0),
+        mamba_ssm_cache_dtype=(command.text("--mamba-ssm-cache-dtype") or "auto").lower(),
     )
 
 

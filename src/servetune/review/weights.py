@@ -61,11 +61,16 @@ def _linear_attention_params(m: ModelFacts) -> int:
     in_proj_a and in_proj_b (hidden -> one value per value head), out_proj, the conv1d.
     One KDA layer (vLLM's `KimiDeltaAttention`): q, k and v (hidden -> heads x head_dim
     each), the gates' low-rank pairs f_a/f_b and g_a/g_b (hidden -> head_dim -> heads x
-    head_dim), b_proj (hidden -> heads), o_proj and the three conv1d."""
+    head_dim), b_proj (hidden -> heads), o_proj and the three conv1d.
+    One Mamba2 layer (vLLM's `MambaMixer2`): in_proj (hidden -> z, x, B, C and one dt per
+    head: the value width plus the conv width plus heads), out_proj, the conv1d."""
     lin, hidden = m.linear, m.hidden_size or 0
     if lin is None or not m.is_hybrid:
         return 0
     value_dim = lin.value_heads * lin.value_head_dim
+    if lin.kind == "mamba2":
+        projections = hidden * (lin.conv_dim + value_dim + lin.value_heads) + value_dim * hidden
+        return projections + lin.conv_dim * lin.conv_kernel
     if lin.kind == "kda":
         low_rank = 2 * (hidden * lin.value_head_dim + lin.value_head_dim * value_dim)
         projections = hidden * (lin.conv_dim + lin.value_heads) + low_rank + value_dim * hidden
@@ -75,17 +80,19 @@ def _linear_attention_params(m: ModelFacts) -> int:
 
 
 def _mlp_params(m: ModelFacts) -> tuple[int, int]:
-    """(dense MLP params, expert MLP params) over all layers; gated MLPs have 3 matrices."""
-    hidden, layers = m.hidden_size or 0, m.num_layers or 0
-    inter = m.intermediate_size or 0
+    """(dense MLP params, expert MLP params) over the layers that have one (Nemotron-H: its -
+    and E layers); gated MLPs have 3 matrices, Nemotron-H's relu2 MLPs 2."""
+    hidden, inter = m.hidden_size or 0, m.intermediate_size or 0
+    layers = (m.num_layers or 0) if m.ffn_layers is None else m.ffn_layers
+    mats = 3 if m.gated_mlp else 2
     if not m.is_moe:
-        return layers * 3 * hidden * inter, 0
+        return layers * mats * hidden * inter, 0
     expert_inter = m.moe_intermediate_size or inter
     moe_layers = layers - m.num_dense_layers
-    dense = m.num_dense_layers * 3 * hidden * (m.dense_intermediate_size or inter)
-    experts = moe_layers * (m.num_experts or 0) * 3 * hidden * expert_inter
+    dense = m.num_dense_layers * mats * hidden * (m.dense_intermediate_size or inter)
+    experts = moe_layers * (m.num_experts or 0) * mats * hidden * expert_inter
     shared = moe_layers * (
-        m.num_shared_experts * 3 * hidden * expert_inter + hidden * (m.num_experts or 0)
+        m.num_shared_experts * mats * hidden * expert_inter + hidden * (m.num_experts or 0)
     )
     return dense + shared, experts
 
