@@ -41,6 +41,11 @@ How a record is read (fair, not lenient):
   line, `non-default args: {...}` or `args: Namespace(...)`, read as check reads them when
   pasted (python_spellings), the same for every record. Only those lines are read: what vLLM
   reported after starting (KV tokens, GPU blocks) is never an input.
+- a memory record that names no release is dated by its own quoted lines: each logger prefix
+  (`distributed_gpu_executor.py:45]`) is a place only some releases log from
+  (tests/data/corpus/log_line_releases.json, built from every release's sdist by
+  benchmarks/log_line_releases.py); the newest release every quoted place fits is reviewed.
+  A record whose places fit no release, or that quotes none, stays undated (the newest).
 - a V0 record that logged `# GPU blocks` without its block size ran with the one its command
   sets, as check reads it (`--block-size`, `block_size=` in `LLM(...)`), else vLLM's default,
   16 on GPUs in every release (`EngineArgs.block_size`); records on devices that size their own
@@ -352,9 +357,36 @@ def _memory_review(record: Mapping[str, Any]) -> Report | str:
     return _review_record(replaced, "quote")
 
 
+_LOGGED_AT = re.compile(r"\b([A-Za-z_][\w]*\.py):(\d+)\]")
+
+
+def _log_line_releases() -> Mapping[str, list[str]]:
+    path = CORPUS / "log_line_releases.json"
+    lines: Mapping[str, list[str]] = _load(path)["lines"] if path.exists() else {}
+    return lines
+
+
+def logged_release(record: Mapping[str, Any]) -> str | None:
+    """The newest release whose source logs every line the record quotes from where the
+    quote's prefixes say (`file.py:line]`), for a record that names no release; None where
+    it names one, quotes no known place or no release fits them all."""
+    if release(record) is not None:
+        return None
+    table = _log_line_releases()
+    places = {f"{m.group(1)}:{m.group(2)}" for m in _LOGGED_AT.finditer(str(record.get("quote")))}
+    known = [table[place] for place in sorted(places) if place in table]
+    if not known:
+        return None
+    fits = set(known[0]).intersection(*known[1:])
+    return next((v for v in reversed(known[0]) if v in fits), None)
+
+
 def score_memory(record: Mapping[str, Any]) -> Score | None:
     if not record.get("gpus"):
         return None
+    dated = logged_release(record)
+    if dated is not None:
+        record = {**record, "vllm_version": dated}
     report = _memory_review(record)
     figure = _logged(record, report)
     if figure is None:

@@ -13,7 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from servetune.review import pipeline_stages
-from servetune.review.encoder_profile import encoder_peak, tower_weight_bytes
+from servetune.review.encoder_profile import (
+    encoder_peak,
+    tower_rank_extra_bytes,
+    tower_weight_bytes,
+)
 from servetune.review.hardware import GpuSpec
 from servetune.review.kv_cache import (
     compressed_pool,
@@ -103,7 +107,7 @@ def _pessimistic_extra(model: ModelFacts) -> float:
     """What the known misses can take beyond the central reserve (GiB per GPU): an encoder
     whose profile is modelled is in the reserve's range instead."""
     extra = _MOE_EXTRA_GIB if model.is_moe else 0.0
-    unmodelled = is_multimodal(model) and model.vision is None
+    unmodelled = is_multimodal(model) and not (model.vision and model.vision.profiled)
     return extra + (_MULTIMODAL_ENCODER_GIB if unmodelled else 0.0)
 
 
@@ -120,7 +124,7 @@ def _notes(
         notes.append("mla-full-kv")
     if model.is_moe:
         notes.append("moe-activation")
-    if model.vision is not None:
+    if model.vision is not None and model.vision.profiled:
         notes.append("encoder-profile")
     elif is_multimodal(model):
         notes.append("multimodal-encoder")
@@ -335,6 +339,7 @@ def estimate(
         weights = (
             (total_bytes + tower_weight_bytes(model, settings)) / settings.tensor_parallel_size
             + rank_extra_bytes(model, settings, version)
+            + tower_rank_extra_bytes(model, settings)
         ) / GIB
         if settings.expert_parallel and settings.data_parallel_size > 1:
             # Expert parallelism spreads the routed experts over every DP x TP rank (vLLM's
@@ -368,6 +373,9 @@ def estimate(
         if mem.available_range is not None and settings.kv_cache_memory_bytes is None:
             most = max(0.0, (mem.available_range[1] + shift) * GIB) * check_scale
             optimistic = _kv_capacity(model, settings, most, per_token, version)[2]
+        concurrency, fits, optimistic = _one_engine(
+            model, settings, per_token, version, (kv_bytes * scale, concurrency, fits, optimistic)
+        )
     per_seq = (
         kv_bytes_per_sequence(model, settings, length, version) if length and per_token else None
     )
@@ -398,6 +406,30 @@ def estimate(
         encoder_items=encoder[1],
         kv_available_without_encoder_gib=encoder[2],
     )
+
+
+def _one_engine(
+    model: ModelFacts,
+    settings: Settings,
+    per_token: int,
+    version: str | None,
+    figures: tuple[float, float | None, int | None, int | None],
+) -> tuple[float | None, int | None, int | None]:
+    """(sequences at max_model_len, longest sequence, its optimistic bound) on one of V0's
+    pipeline virtual engines (`Settings.kv_engines`), each holding 1/PP of the KV blocks: the
+    longest sequence scales with the blocks (a token costs the same on every engine). The
+    figures as given where one engine holds them all."""
+    pool, concurrency, fits, optimistic = figures
+    engines = settings.kv_engines
+    if engines <= 1:
+        return concurrency, fits, optimistic
+    concurrency = _kv_capacity(model, settings, pool / engines, per_token, version)[1]
+    block = settings.block_size
+
+    def share(length: int | None) -> int | None:
+        return None if length is None else length // block // engines * block
+
+    return concurrency, share(fits), share(optimistic)
 
 
 def _encoder_facts(

@@ -138,7 +138,7 @@ def _values_per_position(tower: VisionTower, tp: int, version: str | None) -> fl
 def encoder_peak(model: ModelFacts, settings: Settings, version: str | None) -> EncoderPeak | None:
     """The encoder's pass at startup, or None for a model whose tower is not modelled."""
     tower = model.vision
-    if tower is None:
+    if tower is None or not tower.profiled:
         return None
     items = profiled_items(tower, settings, version)
     tp = settings.tensor_parallel_size
@@ -164,9 +164,41 @@ def tower_weight_bytes(model: ModelFacts, settings: Settings | None = None) -> i
     if tower.family == "mllama":
         params += tower.projector_in * tower.out_hidden + _CHANNELS * tower.patch**2 * d
         params += (_MLLAMA_ASPECT_RATIOS * tower.tiles + 1) * _tile_patches(tower) * d
+    elif tower.family == "internvl_chat":
+        params += _internvl_unsplit_params(tower)
     else:
         mergers = 1 + tower.deepstack
         params += mergers * tower.projector_in * (tower.projector_in + tower.out_hidden)
         params += _CHANNELS * _QWEN_TEMPORAL_PATCH * tower.patch**2 * d
         params += tower.position_table * d
     return params * 2
+
+
+def _internvl_unsplit_params(tower: VisionTower) -> int:
+    """InternViT's embeddings (a plain Conv2d patch embedding, the class token and a position per
+    patch) and InternVL's projector `mlp1` (LayerNorm, Linear(4 d, h), GELU, Linear(h, h): plain
+    nn.Linear in internvl.py, every release): layers no tensor-parallel rank splits."""
+    d, side = tower.hidden, tower.image_size // tower.patch if tower.patch else 0
+    embeddings = _CHANNELS * tower.patch**2 * d + (1 + side * side + 1) * d
+    projector = tower.projector_in * (2 + tower.out_hidden) + tower.out_hidden**2
+    return embeddings + projector
+
+
+def tower_rank_extra_bytes(model: ModelFacts, settings: Settings) -> int:
+    """Bytes each tensor-parallel rank holds beyond 1/TP of `tower_weight_bytes`: the tower's
+    layers vLLM keeps whole on every rank, their other (TP - 1)/TP.
+
+    InternVL (intern_vit.py, 0.6 to 0.33): the MLP is split (ColumnParallelLinear /
+    RowParallelLinear), attention only where TP divides the heads; otherwise every rank keeps it
+    whole (0.6-0.10: `InternSdpaAttention`, plain nn.Linear; from 0.11: `use_data_parallel`,
+    `disable_tp`). InternViT-6B's 25 heads split at no TP above 1 but 5 and 25. The
+    embeddings and the projector are never split. Other towers are taken as split evenly."""
+    tower, tp = model.vision, settings.tensor_parallel_size
+    if tower is None or tp <= 1 or tower.family != "internvl_chat":
+        return 0
+    if tower_weight_bytes(model, settings) == 0:
+        return 0
+    whole = _internvl_unsplit_params(tower)
+    if tower.heads and tower.heads % tp:
+        whole += tower.layers * 4 * tower.hidden * tower.hidden
+    return int(whole * 2 * (tp - 1) / tp)

@@ -107,6 +107,15 @@ def match_name(model: str, checkpoints: Iterable[str]) -> NameMatch | None:
 
 # Weight-only schemes alone: `W8A8` names are as often other toolchains' (Ascend's msit)
 _LLM_COMPRESSOR = r"(?<![a-z0-9])w([48])a16(?![0-9])"
+# Red Hat's (Neural Magic's) llm-compressor exports named by their integer width alone
+# (`RedHatAI/Qwen3.8-27B-INT4`): a compressed-tensors `pack-quantized` W4A16 checkpoint, 4-bit
+# symmetric weights in groups of 128 and 16-bit activations, as its quantized.w4a16 releases
+# (their model cards tag them `W4A16`, `INT4`, `compressed-tensors`: RedHatAI/Llama-4-Scout-17B-
+# 16E-Instruct-quantized.w4a16) and a public loader of this very checkpoint (search index id
+# 69530859151: `weight_packed` int32, `weight_scale` per group of 128, no zero point) read it.
+# Read last, after the toolchains that write the width beside their own word (`-GPTQ-Int4`,
+# `-int4-AutoRound`, `-AWQ`).
+_INT4_NAME = r"(?<![a-z0-9])int4(?![0-9])"
 
 # llm-compressor's AWQ (`AWQModifier`, scheme preset `W4A16_ASYM`) writes compressed-tensors;
 # AutoAWQ's own format always keeps zero points and has no word for them, so a name that says
@@ -125,6 +134,7 @@ _NAMED_FORMATS: tuple[tuple[str, dict[str, object]], ...] = (
     (r"fp8", {"quant_method": "fp8"}),
     # llm-compressor's weight-only scheme names (`-W8A16`, `-quantized.w4a16`): compressed-tensors
     (_LLM_COMPRESSOR, {"quant_method": "compressed-tensors"}),
+    (_INT4_NAME, {"quant_method": "compressed-tensors"}),
     (r"gguf", {"quant_method": "gguf"}),  # llama.cpp files: Q4_K_M, Q8_0, IQ3_XS...
     (r"bnb|[48]-?bit", {"quant_method": "bitsandbytes"}),
 )
@@ -157,6 +167,8 @@ def _compressed_tensors(text: str, *, symmetric: bool = True) -> dict[str, objec
     found = re.search(_LLM_COMPRESSOR, text)
     symmetric = symmetric and re.search(_LLM_COMPRESSOR + r"[-_.]?asym", text) is None
     bits = int(found.group(1)) if found else (4 if not symmetric else 8)
+    if found is None and re.search(_INT4_NAME, text):
+        bits = 4
     weights: dict[str, object] = {"num_bits": bits, "type": "int", "symmetric": symmetric}
     if bits == 4:
         weights["group_size"] = 128

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from servetune.review.encoder_profile import tower_weight_bytes
+from servetune.review.encoder_profile import tower_rank_extra_bytes, tower_weight_bytes
 from servetune.review.hardware import GpuSpec
 from servetune.review.model import ModelFacts
 from servetune.review.settings import DTYPE_BYTES, Settings
@@ -92,7 +92,8 @@ def stages(
         )
         ranks = cards[index * tp : (index + 1) * tp] if laid_out else ()
         card = min(ranks, key=lambda c: c.memory_gib) if ranks else gpu
-        found.append(Stage(index, count, own / tp + extra * share, card, first, last))
+        tower_extra = tower_rank_extra_bytes(model, settings) if first else 0
+        found.append(Stage(index, count, own / tp + extra * share + tower_extra, card, first, last))
     return tuple(found)
 
 

@@ -76,6 +76,9 @@ class Settings:
     flashinfer_sampler: bool | None = None
     cpu_offload_gib: float = 0.0  # `--cpu-offload-gb`: weights per GPU kept in CPU memory
     mamba_ssm_cache_dtype: str = "auto"  # `--mamba-ssm-cache-dtype`: a Mamba2 state's dtype
+    # V0's pipeline parallelism runs one virtual engine per stage, each on its own share of the
+    # KV blocks, and checks max_model_len against one share (`v0_pipeline_engines`); 1 elsewhere
+    kv_engines: int = 1
 
     @property
     def world_size(self) -> int:
@@ -399,6 +402,7 @@ def resolve(command: ServeCommand, model: ModelFacts | None, hardware: Hardware 
         flashinfer_sampler=_flashinfer_sampler(command),
         cpu_offload_gib=max(0.0, command.number("--cpu-offload-gb") or 0.0),
         mamba_ssm_cache_dtype=(command.text("--mamba-ssm-cache-dtype") or "auto").lower(),
+        kv_engines=v0_pipeline_engines(command),
     )
 
 
@@ -422,6 +426,32 @@ def _flashinfer_sampler(command: ServeCommand) -> bool | None:
         return flag
     image = command.form == "docker" and any(_VLLM_CUDA_IMAGE.match(w) for w in command.prefix)
     return True if image else None
+
+
+# V1 serves pipeline parallelism from 0.8.0 only on Ray until 0.9.0 (arg_utils.py
+# `_is_v1_supported_oracle`: 0.8.0-0.8.2 fall back to V0 for any PP, 0.8.3-0.8.5 for "Pipeline
+# Parallelism without Ray distributed executor"; 0.9.0 adds mp and external_launcher).
+_V1_PP_RAY_FROM, _V1_PP_ANY_FROM = "0.8.3", "0.9.0"
+# From 0.8.0 V0's start check holds max_model_len to one virtual engine's blocks (worker.py
+# `raise_if_cache_size_invalid`: block_size x (num_gpu_blocks // pipeline_parallel_size)); the
+# engines have split them since 0.5.1 (cache_engine.py: num_gpu_blocks //= pp).
+_V0_PP_CHECK_FROM = "0.8.0"
+
+
+def v0_pipeline_engines(command: ServeCommand) -> int:
+    """How many V0 virtual engines the start check splits the KV blocks among: the pipeline
+    parallel size where V0 runs a pipeline in a release whose check splits them, else 1."""
+    pp = command.integer("--pipeline-parallel-size") or 1
+    version = command.version
+    if pp <= 1 or not version_at_least(version, _V0_PP_CHECK_FROM):
+        return 1
+    if version_at_least(version, _V0_REMOVED):
+        return 1
+    ray = (command.text("--distributed-executor-backend") or "").lower() == "ray"
+    v1_runs_it = version_at_least(version, _V1_PP_ANY_FROM) or (
+        ray and version_at_least(version, _V1_PP_RAY_FROM)
+    )
+    return pp if _v0_asked(command) or not v1_runs_it else 1
 
 
 def _pp_partition(command: ServeCommand) -> tuple[int, ...] | None:

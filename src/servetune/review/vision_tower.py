@@ -36,6 +36,13 @@ class VisionTower:
     max_pixels: int = 0  # the processor's largest image, which the profile's dummy image takes
     position_table: int = 0  # learned position embeddings, interpolated onto every patch
     deepstack: int = 0  # extra mergers whose outputs join the final one (Qwen3-VL)
+    heads: int = 0  # attention heads (InternViT: whether tensor parallelism can split them)
+
+    @property
+    def profiled(self) -> bool:
+        """Whether the encoder's startup profile is modelled (encoder_profile); a tower that is
+        not still counts its weights."""
+        return self.family in PROFILED_FAMILIES
 
 
 # Vision towers of the families whose profile is modelled, for configs that leave vision_config
@@ -74,6 +81,60 @@ _VISION_DEFAULTS: dict[str, dict[str, object]] = {
 }
 
 
+# InternVL (`InternVLChatModel`, vLLM's internvl.py + intern_vit.py): OpenGVLab pairs one of two
+# InternViT towers with each language model, as its model cards' tables list them: InternViT-6B
+# (InternVL2-26B/40B/76B, InternVL2.5-26B/38B/78B, InternVL3-38B/78B) with the language models of
+# 20B parameters and more, InternViT-300M with the smaller ones (InternVL3-14B included). Shapes
+# from real configs: InternVL-Chat-V1-5's vision_config (search index id 11130836921: hidden 3200,
+# 45 layers, 25 heads, intermediate 12800, 448 px of 14 px patches, no qkv bias) and
+# InternViT-300M's (hidden 1024, 24 layers, 16 heads, intermediate 4096; id 49265602798).
+_INTERN_VIT_6B: dict[str, object] = {
+    "hidden_size": 3200,
+    "num_hidden_layers": 45,
+    "num_attention_heads": 25,
+    "intermediate_size": 12800,
+    "image_size": 448,
+    "patch_size": 14,
+}
+_INTERN_VIT_300M: dict[str, object] = {
+    "hidden_size": 1024,
+    "num_hidden_layers": 24,
+    "num_attention_heads": 16,
+    "intermediate_size": 4096,
+    "image_size": 448,
+    "patch_size": 14,
+}
+_INTERN_VIT_6B_FROM = 20e9  # language-model parameters (active ones for an MoE)
+# Families whose encoder profile encoder_profile models; the others count their weights only.
+PROFILED_FAMILIES = frozenset({"mllama", "qwen2_vl", "qwen2_5_vl", "qwen3_5", "qwen3_5_moe"})
+
+
+def _language_params(config: Mapping[str, object]) -> float:
+    """About how many parameters the language model has (active ones for an MoE): layers x
+    (4 h^2 for attention + 3 h x the MLP's width)."""
+    text = config.get("llm_config") or config.get("text_config") or {}
+    if not isinstance(text, Mapping):
+        return 0.0
+    hidden = _int(text, "hidden_size") or 0
+    layers = _int(text, "num_hidden_layers") or 0
+    width = _int(text, "intermediate_size") or 0
+    if _int(text, "num_experts_per_tok") and _int(text, "moe_intermediate_size"):
+        width = (_int(text, "num_experts_per_tok") or 0) * (
+            _int(text, "moe_intermediate_size") or 0
+        )
+    return float(layers * (4 * hidden * hidden + 3 * hidden * width))
+
+
+def _internvl_vision(config: Mapping[str, object]) -> dict[str, object]:
+    """An InternVL checkpoint's vision_config, or the tower its release pairs with its language
+    model where the config leaves it out (the catalog keeps text facts only)."""
+    given = config.get("vision_config")
+    if isinstance(given, dict) and _int(given, "hidden_size"):
+        return dict(given)
+    big = _language_params(config) >= _INTERN_VIT_6B_FROM
+    return dict(_INTERN_VIT_6B if big else _INTERN_VIT_300M)
+
+
 # Qwen3-VL's vision transformer (vLLM `Qwen3_VisionTransformer`), which Qwen3.5 and Qwen3.6
 # (Qwen3_5ForConditionalGeneration, Qwen3_5MoeForConditionalGeneration) load too: read only from
 # a checkpoint's own vision_config (the catalog's entries of the family carry it), no defaults.
@@ -88,11 +149,14 @@ _MAX_PIXELS = {
     "qwen2_5_vl": 12845056,
     "qwen3_5": 16777216,
     "qwen3_5_moe": 16777216,
+    "internvl_chat": 0,
 }
 
 
 def _vision_config(config: Mapping[str, object], family: str) -> dict[str, object] | None:
     given = config.get("vision_config")
+    if family == "internvl_chat":
+        return _internvl_vision(config)
     if family in _VISION_FROM_CONFIG:
         return dict(given) if isinstance(given, dict) and given else None
     if family not in _VISION_DEFAULTS:
@@ -116,7 +180,7 @@ def vision_tower(config: Mapping[str, object], text_hidden: int | None) -> Visio
     )
     kept = vision.get("intermediate_layers_indices")
     kept_layers = len(kept) if isinstance(kept, list) else 0
-    merge = _int(vision, "spatial_merge_size") or 1
+    merge = _int(vision, "spatial_merge_size") or _pixel_shuffle(config)
     out = _int(vision, "out_hidden_size") or text_hidden or hidden
     deepstack = vision.get("deepstack_visual_indexes")
     projector_in = hidden * (1 + kept_layers) if family == "mllama" else hidden * merge * merge
@@ -136,4 +200,14 @@ def vision_tower(config: Mapping[str, object], text_hidden: int | None) -> Visio
         max_pixels=_MAX_PIXELS[family],
         position_table=_int(vision, "num_position_embeddings") or 0,
         deepstack=len(deepstack) if isinstance(deepstack, list) else 0,
+        heads=_int(vision, "num_attention_heads", "num_heads") or 0,
     )
+
+
+def _pixel_shuffle(config: Mapping[str, object]) -> int:
+    """Patches folded into one token per side by InternVL's pixel shuffle (`downsample_ratio`,
+    0.5 in every release: 2), 1 elsewhere."""
+    if config.get("model_type") != "internvl_chat":
+        return 1
+    ratio = config.get("downsample_ratio", 0.5)
+    return round(1 / ratio) if isinstance(ratio, (int, float)) and ratio > 0 else 2

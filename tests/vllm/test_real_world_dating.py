@@ -1,0 +1,56 @@
+"""benchmarks/real_world.py dates a memory record that names no release by where its quoted lines
+were logged from (tests/data/corpus/log_line_releases.json, built from every release's sdist)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[2]
+MEMORY = ROOT / "tests" / "data" / "corpus" / "memory.json"
+
+
+def real_world() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "real_world", ROOT / "benchmarks" / "real_world.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("real_world", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _fit(record_id: str) -> dict[str, object]:
+    records: list[dict[str, object]] = json.loads(MEMORY.read_text())["records"]
+    found = next(r for r in records if r["id"] == record_id)
+    assert found["split"] == "fit"
+    return found
+
+
+def test_a_line_only_one_release_logs_from_dates_the_record() -> None:
+    """vllm#5248 (fit): `distributed_gpu_executor.py:45] # GPU blocks` is 0.4.2's place alone
+    (0.4.3 to 0.5.5 log it from line 56, 0.6 from 57)."""
+    bench = real_world()
+    record = _fit("vllm-5248-deepseek-coder-6.7b-2xT4")
+    assert bench.logged_release(record) == "0.4.2"
+    score = bench.score_memory(record)
+    assert score is not None and score.right
+
+
+def test_the_newest_release_every_quoted_place_fits_is_taken() -> None:
+    bench = real_world()
+    quote = "INFO 06-12 08:12:23 distributed_gpu_executor.py:56] # GPU blocks: 507"
+    assert bench.logged_release({"quote": quote}) == "0.5.5"
+
+
+def test_a_stated_release_or_an_unknown_place_is_left_alone() -> None:
+    bench = real_world()
+    quote = "INFO distributed_gpu_executor.py:45] # GPU blocks: 507"
+    assert bench.logged_release({"quote": quote, "vllm_version": "0.5.0"}) is None
+    assert bench.logged_release({"quote": "INFO nowhere.py:1] # GPU blocks: 5"}) is None
+    both = quote + "\nINFO distributed_gpu_executor.py:57] # GPU blocks: 5"
+    assert bench.logged_release({"quote": both}) is None  # no release logs from both
