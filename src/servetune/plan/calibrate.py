@@ -43,6 +43,8 @@ BOUNDS: dict[str, tuple[float, float]] = {
     # ROCm's GEMMs relative to `compute` (0.376): up to the ~0.85 of the peak above
     "rocm_compute": (0.5, 2.26),
     "aiter_moe_bandwidth": (0.5, 1.0),
+    # fused_moe_kernel on get_default_config's tiles, relative to the tuned configs' rate
+    "moe_default_bandwidth": (0.05, 2.0),
     "rocm_v0": (0.05, 1.0),
     "rocm_prefix_attention": (0.01, 1.0),
 }

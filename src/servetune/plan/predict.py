@@ -11,7 +11,7 @@ from typing import Literal
 
 from servetune.errors import UsageError
 from servetune.measure import metrics
-from servetune.plan import sparse_attention, step_time
+from servetune.plan import moe_configs, sparse_attention, step_time
 from servetune.plan.simulate import Limits, Load, SimResult, simulate_continuous, simulate_static
 from servetune.review.capacity import Estimate
 from servetune.review.check import Report
@@ -127,7 +127,9 @@ def setup(report: Report, efficiency: step_time.Efficiency | None = None) -> Set
         efficiency or step_time.Efficiency(),
         eager=s.enforce_eager,
         async_scheduling=async_scheduling(report),
-        graph_max_tokens=min(2 * s.max_num_seqs, step_time.CUDA_GRAPH_MAX_TOKENS),
+        graph_max_tokens=graph_capture_max(report),
+        graphs_decode_only=v0_engine(report),
+        moe_tuned=moe_tuned(report),
         rocm_v0=rocm_v0(report),
         prefix_prefill_kernel=rocm_prefix_prefill(report),
         aiter_moe=aiter_moe(report),
@@ -221,6 +223,39 @@ def aiter_moe(report: Report) -> bool:
         return False
     aiter = _env_on(report, "VLLM_ROCM_USE_AITER", default=False)
     return aiter and _env_on(report, "VLLM_ROCM_USE_AITER_MOE", default=True)
+
+
+# V0's CUDA graphs (vllm/worker/model_runner.py `_use_captured_graph`, 0.4-0.10): a step replays
+# a graph only when it is decode-only (no prompt tokens) with at most the largest captured batch:
+# 256 requests before 0.6.0 (`_BATCH_SIZES_TO_CAPTURE` = [1, 2, 4] + 8 x 1..32), from 0.6.0
+# max_num_seqs rounded up to a multiple of 8 (`_get_max_graph_batch_size`, sizes to 8192)
+V0_GRAPHS_UP_TO_MAX_NUM_SEQS = "0.6.0"
+V0_GRAPH_MAX_BATCH = 256
+
+
+def graph_capture_max(report: Report) -> int:
+    """The most tokens (V1) or requests (V0: decode-only steps) a captured graph runs."""
+    s = report.settings
+    if not v0_engine(report):
+        return min(2 * s.max_num_seqs, step_time.CUDA_GRAPH_MAX_TOKENS)
+    if not version_at_least(report.command.version, V0_GRAPHS_UP_TO_MAX_NUM_SEQS):
+        return V0_GRAPH_MAX_BATCH
+    return min(-(-s.max_num_seqs // 8) * 8, 8192)
+
+
+def moe_tuned(report: Report) -> bool | None:
+    """Whether the release ships a tuned fused-MoE config for the experts' shape on this GPU
+    (plan.moe_configs); None where that is not known (not an MoE model, the GPU not named)."""
+    model, machine, s = report.model, report.hardware, report.settings
+    if model is None or not model.is_moe or machine is None or machine.spec is None:
+        return None
+    ep = bool(report.command.args.get("--enable-expert-parallel"))
+    shape = moe_configs.shape(
+        model, s.tensor_parallel_size, s.data_parallel_size, ep, s.quantization
+    )
+    if shape is None:
+        return None
+    return moe_configs.tuned(shape, machine.spec.name, report.command.version)
 
 
 ASYNC_SCHEDULING_FROM = "0.14.0"  # vllm/config/vllm.py: on unless an option rules it out

@@ -39,7 +39,15 @@
 - CUDA graphs: vLLM V1 captures graphs for batches up to min(2 x max_num_seqs, 512) tokens
   (vllm/config/scheduler.py `cuda_graph_sizes`, 0.10-0.17; `max_cudagraph_capture_size` later);
   a larger step, and every step under --enforce-eager, launches each kernel from Python:
-  EAGER_LAUNCH_S_PER_LAYER per layer.
+  EAGER_LAUNCH_S_PER_LAYER per layer. V0 (before 0.8, `predict.v0_engine`) replays a graph
+  for a decode-only step alone (vllm/worker/model_runner.py `_use_captured_graph`:
+  `decode_only and ... batch_size <= max captured`), of at most 256 requests before 0.6.0 and
+  max_num_seqs from it (`predict.graph_capture_max`): every step carrying a prompt chunk runs
+  eagerly. No constant: dstack's Llama-3.1-405B FP8 on 8 H100 (0.6.3, 512-token chunks at
+  saturation) go from +28% to +10% on output throughput, mean TPOT from -6% to +10%; their
+  TTFT rises (+72-115% to +103-450%): the uniform ShareGPT stand-in (plan.sharegpt) has no
+  long tail of replies, which in the measured runs drains the queue early (mean TTFT 0.19 of
+  the run at 1000/s against 0.42 predicted).
 - async scheduling (default from vLLM 0.14: vllm/config/vllm.py enables it "unless there is an
   incompatible option"; `--async-scheduling` before) is known per configuration, but CPU and
   GPU time still add: the fit records on 0.23 pay the whole per-step overhead.
@@ -125,6 +133,21 @@ records were only predicted and are read as scores by group. What each default s
   a 10,000-token prompt attends in 20 chunks: 12.3 s measured alone, 2.7 s predicted without
   this term. Fitted with rocm_v0; the value (~1% of the BF16 peak in all) is what those
   records say, no kernel benchmark confirms it.
+- moe_default_bandwidth 1.0 (neutral for now): fused_moe_kernel (the "triton" family) where
+  the release ships no tuned tile config for the experts' shape on the GPU (`plan.moe_configs`,
+  the data built from every sdist's fused_moe/configs) runs `get_default_config`'s one tile
+  shape. Fitted jointly with `moe_bandwidth` on the 11 non-MLA Triton fit records (7 on the
+  default config: GLM-4.6 on 8 H200, GLM-4.5-Air on 4 H100, MiniMax-M2.5 EP on 4 and 8 H100;
+  4 tuned: Qwen3-30B-A3B FP8 on 2 H100 PCIe, Qwen3-Next on 4 B200; MiniMax-M2 on 4 H20-3e and
+  Kimi-K2 on 16 H800 at 1/s left out, misses the step time cannot carry): tuned configs stream
+  at the dense rate (moe_bandwidth 1.0, its bound) and the default at 0.50 of it, i.e.
+  today's 0.5 is the default config's rate, which most of the records `moe_bandwidth` was
+  fitted on run. Qwen3-30B-A3B then goes from +21-24% to +1-4% on TPOT, the default-config
+  records stay as they are. Not switched on here: `moe_bandwidth` also carries the MLA records
+  (fitted with mla_layer_s / mla_seq_s) and ROCm's MXFP4 experts, so the split wants the whole
+  refit (benchmarks/plan_accuracy.py --fit includes this constant); fitted alone with
+  `moe_bandwidth` at 0.5 it comes to 0.70, which moves MiniMax-M2.5 at EP 8 from +23% to +41%
+  on TPOT.
 - DeepSeek-V3.2's sparse attention (plan.sparse_attention) adds no constant: its top-k window,
   the heads padded to 64 per GPU and the replicated FP8 indexer are FLOPs and bytes.
 """
@@ -168,6 +191,7 @@ class Efficiency:
     rocm_prefix_attention: float = 0.053  # V0's Triton prefix-prefill kernel on ROCm, of `compute`
     rocm_compute: float = 1.41  # ROCm's GEMMs: their share of `compute` (hipBLASLt, AITER)
     aiter_moe_bandwidth: float = 1.0  # AITER's fused MoE (VLLM_ROCM_USE_AITER=1): `moe_bandwidth`
+    moe_default_bandwidth: float = 1.0  # fused_moe_kernel on its default config, of the tuned
 
 
 @dataclass(frozen=True)
@@ -344,6 +368,8 @@ class StepTime:
     rocm_v0: bool = False  # a ROCm release before 0.8.3 (`predict.rocm_v0`)
     prefix_prefill_kernel: bool = False  # ROCm V0 chunked prefill's Triton kernel (`rocm_v0`)
     aiter_moe: bool = False  # the experts run AITER's fused MoE (`predict.aiter_moe`)
+    graphs_decode_only: bool = False  # V0: graphs for decode-only steps alone (`graphed`)
+    moe_tuned: bool | None = None  # a tuned fused-MoE config ships for the experts (moe_configs)
 
     def with_efficiency(self, efficiency: Efficiency) -> StepTime:
         return replace(self, efficiency=efficiency)
@@ -380,12 +406,21 @@ class StepTime:
     def floors(self, step: Step) -> float:
         """The kernel floors of one step, and the launches when it runs without CUDA graphs."""
         w, e = self.work, self.efficiency
-        tokens = step.prefill_tokens + step.decode_seqs
         floors = e.layer_s * w.layers + e.moe_layer_s * w.moe_layers
         floors += (e.mla_layer_s + e.mla_seq_s * step.decode_seqs) * w.mla_layers
-        if self.eager or tokens > self.graph_max_tokens:
+        if not self.graphed(step):
             floors += EAGER_LAUNCH_S_PER_LAYER * w.layers
         return floors
+
+    def graphed(self, step: Step) -> bool:
+        """Whether the step replays a captured CUDA graph. V1 (piecewise graphs, attention
+        outside them) up to `graph_max_tokens` tokens whatever the mix; V0 a decode-only step
+        of at most `graph_max_tokens` requests, and every step with a prompt chunk eagerly."""
+        if self.eager:
+            return False
+        if self.graphs_decode_only:
+            return step.prefill_tokens == 0 and step.decode_seqs <= self.graph_max_tokens
+        return step.prefill_tokens + step.decode_seqs <= self.graph_max_tokens
 
     def _attended(self, step: Step) -> tuple[float, float]:
         """(prompt, decode) attention pairs of a step: every earlier token, or under sparse
@@ -420,6 +455,8 @@ class StepTime:
         moe_share = e.moe_4bit_bandwidth if four_bit else e.moe_bandwidth
         if self.aiter_moe:
             moe_share = e.aiter_moe_bandwidth
+        elif w.moe_kernel == "triton" and self.moe_tuned is False:
+            moe_share *= e.moe_default_bandwidth  # get_default_config's one tile shape
         memory += self._experts_read(tokens) / (bandwidth * moe_share)
         decode_pair = w.decode_flops_per_pair or w.attention_flops_per_pair
         # the routed experts' GEMMs run at the fused-MoE kernels' own rate (`moe_compute`)
