@@ -20,7 +20,7 @@ from servetune.plan import accuracy, predict
 # (low, high) factors on the prediction, per group and metric: the 10th and 90th percentiles
 # of measured / predicted over the held-out records (benchmarks/plan_accuracy.py --gpu).
 # A group with fewer than 5 held-out values of a metric borrows the widest group's factors.
-_WIDEST = {  # groups with fewer than MIN_VALUES held-out figures (dense TP>1): the widest
+_WIDEST = {  # a group with fewer than MIN_VALUES held-out figures of a metric: the widest
     "output_throughput": (0.38, 1.67),
     "mean_tpot_ms": (0.60, 3.12),
     "mean_ttft_ms": (0.26, 4.18),
@@ -33,17 +33,19 @@ FACTORS: dict[str, dict[str, tuple[float, float]]] = {
     },
     "MoE": {
         "output_throughput": (0.38, 1.22),
-        "mean_tpot_ms": (0.88, 2.81),
+        "mean_tpot_ms": (0.88, 2.80),
         "mean_ttft_ms": (0.76, 4.18),
     },
     "AMD": {
-        "output_throughput": (0.55, 1.67),
+        "output_throughput": (0.57, 1.67),
         "mean_tpot_ms": (0.60, 3.12),
-        "mean_ttft_ms": (0.26, 1.78),
+        "mean_ttft_ms": (0.26, 1.72),
     },
-    # 10 held-out throughput figures now, all from one source (one release, one cluster): the
-    # widest group's factors still, not an interval as narrow as one source's spread
-    "dense TP>1": _WIDEST,
+    "dense TP>1": {  # 34 held-out figures from two sources (vLLM 0.5.4 and 0.8.3 clusters)
+        "output_throughput": (0.62, 1.06),
+        "mean_tpot_ms": (0.76, 1.47),
+        "mean_ttft_ms": (0.16, 0.98),
+    },
 }
 COVERAGE = 0.80
 MIN_VALUES = 5
