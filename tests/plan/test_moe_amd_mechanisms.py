@@ -14,6 +14,7 @@ from servetune.plan import accuracy, corpus, predict, sparse_attention
 from servetune.plan.simulate import Limits, Load, Step, simulate_continuous, windowed_pairs
 from servetune.review import hardware
 from servetune.review.check import CheckOptions, check_text
+from servetune.review.settings import v0_engine
 
 RUNS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "runs.json"
 V32 = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8"
@@ -129,8 +130,8 @@ def test_v0_engine_by_release_and_vllm_use_v1() -> None:
     assert old.limits.prefill_first and not old.limits.chunked_prefill
     assert not _setup(command, "1xH100-SXM-80GB", "0.9.2").limits.prefill_first
     options = CheckOptions(gpus="1xH100-SXM-80GB", vllm_version="0.9.2", detect_hardware=False)
-    assert predict.v0_engine(check_text("VLLM_USE_V1=0 " + command, options))
-    assert not predict.v0_engine(check_text(command, options))
+    assert v0_engine(check_text("VLLM_USE_V1=0 " + command, options).command)
+    assert not v0_engine(check_text(command, options).command)
 
 
 def test_prefill_first_gives_the_v0_mi300x_fit_records_their_ttft(

@@ -16,7 +16,7 @@ from servetune.plan.simulate import Limits, Load, SimResult, simulate_continuous
 from servetune.review.capacity import Estimate
 from servetune.review.check import Report
 from servetune.review.hardware import GpuSpec
-from servetune.review.settings import Settings
+from servetune.review.settings import Settings, v0_engine
 from servetune.texts import ErrorText
 from servetune.vllm.flags import version_at_least
 
@@ -128,7 +128,7 @@ def setup(report: Report, efficiency: step_time.Efficiency | None = None) -> Set
         eager=s.enforce_eager,
         async_scheduling=async_scheduling(report),
         graph_max_tokens=graph_capture_max(report),
-        graphs_decode_only=v0_engine(report),
+        graphs_decode_only=v0_engine(report.command),
         moe_tuned=moe_tuned(report),
         rocm_v0=rocm_v0(report),
         prefix_prefill_kernel=rocm_prefix_prefill(report),
@@ -141,7 +141,7 @@ def setup(report: Report, efficiency: step_time.Efficiency | None = None) -> Set
         block_size=s.block_size,
         chunked_prefill=s.chunked_prefill,
         prefix_caching=prefix_caching(report),
-        prefill_first=not s.chunked_prefill and v0_engine(report),
+        prefill_first=not s.chunked_prefill and v0_engine(report.command),
         attention_window=sparse.topk if sparse else None,
     )
     return Setup(report, limits, cost, max(s.gpus_needed, 1), max(s.data_parallel_size, 1))
@@ -158,19 +158,6 @@ def fp8_gemms(spec: GpuSpec) -> bool:
     if spec.platform == "rocm":
         return any((spec.gfx_target or "").startswith(gfx) for gfx in _ROCM_FP8_GFX)
     return (spec.capability or 0) >= 89
-
-
-V1_ENGINE_FROM = "0.8.0"  # the V1 engine by default; VLLM_USE_V1=0 kept V0 until 0.11
-V0_REMOVED = "0.11.0"
-
-
-def v0_engine(report: Report) -> bool:
-    """Whether the command runs vLLM's V0 engine (its scheduler: `Limits.prefill_first`)."""
-    version = report.command.version
-    if not version_at_least(version, V1_ENGINE_FROM):
-        return True
-    asked = report.command.env.get("VLLM_USE_V1", "").strip() == "0"
-    return asked and not version_at_least(version, V0_REMOVED)
 
 
 # The ROCm releases whose efficiency is their own (step_time.Efficiency.rocm_v0): before 0.8.3
@@ -236,7 +223,7 @@ V0_GRAPH_MAX_BATCH = 256
 def graph_capture_max(report: Report) -> int:
     """The most tokens (V1) or requests (V0: decode-only steps) a captured graph runs."""
     s = report.settings
-    if not v0_engine(report):
+    if not v0_engine(report.command):
         return min(2 * s.max_num_seqs, step_time.CUDA_GRAPH_MAX_TOKENS)
     if not version_at_least(report.command.version, V0_GRAPHS_UP_TO_MAX_NUM_SEQS):
         return V0_GRAPH_MAX_BATCH

@@ -39,7 +39,7 @@
 - CUDA graphs: vLLM V1 captures graphs for batches up to min(2 x max_num_seqs, 512) tokens
   (vllm/config/scheduler.py `cuda_graph_sizes`, 0.10-0.17; `max_cudagraph_capture_size` later);
   a larger step, and every step under --enforce-eager, launches each kernel from Python:
-  EAGER_LAUNCH_S_PER_LAYER per layer. V0 (before 0.8, `predict.v0_engine`) replays a graph
+  EAGER_LAUNCH_S_PER_LAYER per layer. V0 (before 0.8, `settings.v0_engine`) replays a graph
   for a decode-only step alone (vllm/worker/model_runner.py `_use_captured_graph`:
   `decode_only and ... batch_size <= max captured`), of at most 256 requests before 0.6.0 and
   max_num_seqs from it (`predict.graph_capture_max`): every step carrying a prompt chunk runs

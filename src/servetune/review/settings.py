@@ -161,6 +161,12 @@ def _v0_asked(command: ServeCommand) -> bool:
     )
 
 
+def v0_engine(command: ServeCommand) -> bool:
+    """Whether the command runs vLLM's V0 engine: every release before 0.8, and 0.8 to 0.10
+    under VLLM_USE_V1=0 (its scheduler, its KV cache manager, its CUDA graphs)."""
+    return not version_at_least(command.version, _V1_DEFAULTS_FROM) or _v0_asked(command)
+
+
 def batch_defaults(version: str, gpu: GpuSpec | None) -> tuple[int, int, Reason]:
     """(max_num_batched_tokens, max_num_seqs, why) for `vllm serve` on this release and GPU."""
     if not version_at_least(version, _V1_DEFAULTS_FROM):

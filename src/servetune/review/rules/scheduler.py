@@ -9,7 +9,7 @@ from servetune.review import capacity
 from servetune.review.capacity import Estimate
 from servetune.review.rules.base import Context, Edit, Fact, Hit, rule
 from servetune.review.rules.quantization import ONLINE_METHODS, effective_method, method_family
-from servetune.review.settings import batch_defaults
+from servetune.review.settings import batch_defaults, v0_engine
 from servetune.vllm.flags import flags_of, version_at_least
 
 
@@ -177,15 +177,6 @@ def quant_unneeded(ctx: Context) -> Iterator[Hit]:
 # config's unless `--disable-sliding-window` or `use_sliding_window: false`
 # (`get_hf_config_sliding_window`), as the model facts read it.
 _V1_DEFAULT_SINCE = "0.8.0"
-_V0_REMOVED_SINCE = "0.11.0"
-
-
-def _v0_engine(ctx: Context) -> bool:
-    version = ctx.command.version
-    if not version_at_least(version, _V1_DEFAULT_SINCE):
-        return True
-    v0_asked = ctx.command.env.get("VLLM_USE_V1", "").strip() == "0"
-    return v0_asked and not version_at_least(version, _V0_REMOVED_SINCE)
 
 
 @rule("prefix-caching-sliding-window", "error", "--enable-prefix-caching")
@@ -208,7 +199,7 @@ def prefix_caching_sliding_window(ctx: Context) -> Iterator[Hit]:
     edits = (Edit("--disable-sliding-window", True),)
     if "--disable-sliding-window" not in flags_of(ctx.command.version):
         edits = (Edit("--enable-prefix-caching", None),)  # no such flag before 0.4.3
-    if _v0_engine(ctx):
+    if v0_engine(ctx.command):
         variant = "v0" if version_at_least(ctx.command.version, _V1_DEFAULT_SINCE) else None
         yield Hit(facts, variant, edits, by_release=True)
     elif not ctx.command.release_known:
