@@ -4,38 +4,25 @@ a note on every estimate that lands far from what vLLM logged."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from servetune.errors import ServetuneError
 from servetune.review import startup_profile
-from servetune.review.check import CheckOptions, Report, check_text
+from servetune.review.check import Report
 from servetune.review.hardware import parse_gpus
 from servetune.review.model import find_model
 from servetune.review.startup_profile import device_total_gib
 
-CORPUS = Path(__file__).parents[1] / "data" / "corpus" / "memory.json"
+from corpus_records import MEMORY, memory_record, records, review
+
 FAR_OFF = 2.0
 
 
-def fit_record(record_id: str) -> dict[str, Any]:
-    records: list[dict[str, Any]] = json.loads(CORPUS.read_text())["records"]
-    found = next(r for r in records if r["id"] == record_id)
-    assert found["split"] == "fit"
-    return found
-
-
-def review(command: str, gpus: str, version: str | None) -> Report:
-    options = CheckOptions(gpus=gpus, vllm_version=version, detect_hardware=False)
-    return check_text(command, options)
-
-
 def test_rocm_reports_the_total_vllm_logged() -> None:
-    w7900 = fit_record("llmtracker-w7900-llama33-70b-gguf-q4km")
-    mi300x = fit_record("llmtracker-mi300x-llama2-7b-tp1-v063")
+    w7900 = memory_record("llmtracker-w7900-llama33-70b-gguf-q4km")
+    mi300x = memory_record("llmtracker-mi300x-llama2-7b-tp1-v063")
     for record in (w7900, mi300x):
         spec = parse_gpus(record["gpus"]).spec
         assert spec is not None
@@ -44,7 +31,7 @@ def test_rocm_reports_the_total_vllm_logged() -> None:
 
 
 def test_a_gguf_model_on_a_radeon_w7900_is_within_ten_percent() -> None:
-    record = fit_record("llmtracker-w7900-llama33-70b-gguf-q4km")
+    record = memory_record("llmtracker-w7900-llama33-70b-gguf-q4km")
     report = review(record["command"], record["gpus"], "0.6.4.post1")
     assert report.estimate is not None
     ours = report.estimate.kv_available_gib_per_gpu
@@ -54,7 +41,7 @@ def test_a_gguf_model_on_a_radeon_w7900_is_within_ten_percent() -> None:
 def test_mi300x_blocks_at_the_v0_defaults() -> None:
     """The record ran benchmark_throughput (LLM class); the same engine settings as a serve
     command: 256 sequences, float16, 4096 tokens, the 16-token block."""
-    record = fit_record("llmtracker-mi300x-llama2-7b-tp1-v063")
+    record = memory_record("llmtracker-mi300x-llama2-7b-tp1-v063")
     report = review("vllm serve meta-llama/Llama-2-7b-chat-hf", record["gpus"], "0.6.3")
     assert report.settings.max_num_seqs == 256
     assert report.estimate is not None
@@ -73,7 +60,7 @@ def test_v0_batch_defaults_are_the_same_on_every_gpu(version: str, tokens: int) 
 def test_deepseek_before_mla_caches_k_and_v_per_head() -> None:
     """0.6.6 caches K and V for each of the 16 heads on a rank (head size 192 padded to 256),
     not the 576-wide latent: 31 layers on a pipeline stage x 2 x 16 x 256 x 2 bytes."""
-    record = fit_record("llmtracker-deepseek-v3-pp2-tp8-16xh100-v066")
+    record = memory_record("llmtracker-deepseek-v3-pp2-tp8-16xh100-v066")
     report = review(record["command"], record["gpus"], "0.6.6")
     assert report.estimate is not None
     assert report.estimate.kv_bytes_per_token_per_gpu == 31 * 2 * 16 * 256 * 2
@@ -121,7 +108,7 @@ def _logged(record: dict[str, Any]) -> tuple[str, float] | None:
 
 def _fit_estimates() -> list[tuple[str, tuple[str, float], Report]]:
     out = []
-    for record in json.loads(CORPUS.read_text())["records"]:
+    for record in records(MEMORY).values():
         figure = _logged(record)
         if record["split"] != "fit" or figure is None or not record.get("gpus"):
             continue
@@ -151,7 +138,7 @@ def test_every_fit_estimate_far_off_carries_a_note() -> None:
 
 
 def test_weights_and_reserve_over_the_budget_are_noted() -> None:
-    record = fit_record("club3090-1086-qwen38-27b-fp8-2x5090")
+    record = memory_record("club3090-1086-qwen38-27b-fp8-2x5090")
     report = review(record["command"], record["gpus"], None)
     assert report.estimate is not None
     assert report.estimate.kv_available_gib_per_gpu is not None
@@ -167,7 +154,7 @@ def test_llama_405b_at_tp8_with_a_whole_131k_prompt_profiled() -> None:
     one 131,072-token batch, whose hidden-size activations dominate at TP 8 (28.7 GiB reserve
     on MI300X: 3 x 16384 + 3 x 53248 / 8 values a token, as torch's cache holds them, plus
     RCCL's and the BLAS libraries' memory)."""
-    record = fit_record("llmtracker-mi300x-llama31-405b-bf16-tp8-v063")
+    record = memory_record("llmtracker-mi300x-llama31-405b-bf16-tp8-v063")
     command = "vllm serve meta-llama/Llama-3.1-405B-Instruct -tp 8 --enable-chunked-prefill=False"
     report = review(command, record["gpus"], "0.6.3")
     assert report.settings.max_num_batched_tokens == 131072
@@ -177,7 +164,7 @@ def test_llama_405b_at_tp8_with_a_whole_131k_prompt_profiled() -> None:
 
 
 def test_llama_7b_at_tp8_on_mi300x_keeps_rccl_out_of_the_kv_cache() -> None:
-    record = fit_record("llmtracker-mi300x-llama2-7b-tp8-v063")
+    record = memory_record("llmtracker-mi300x-llama2-7b-tp8-v063")
     report = review("vllm serve meta-llama/Llama-2-7b-chat-hf -tp 8", record["gpus"], "0.6.3")
     assert report.estimate is not None
     assert report.estimate.reserve_gib_per_gpu > 5.0  # 5.72 GiB left between budget and KV
@@ -221,7 +208,7 @@ def test_v0_chunks_long_contexts_by_release(version: str, gpus: str, chunked: bo
 def test_two_t4s_without_a_release_are_noted_and_near_with_one() -> None:
     """deepseek-coder-6.7b on two T4s (vllm#5248, release not stated, 2024-06): its linear rope
     scaling makes 65,536 tokens, which V0 profiled whole; the newest defaults chunk it."""
-    record = fit_record("vllm-5248-deepseek-coder-6.7b-2xT4")
+    record = memory_record("vllm-5248-deepseek-coder-6.7b-2xT4")
     logged_tokens = record["logged"]["gpu_blocks"] * 16
     unknown = review(record["command"], record["gpus"], None).estimate
     assert unknown is not None
@@ -243,7 +230,7 @@ def test_an_unchunked_batch_is_never_below_2048_tokens() -> None:
 def test_opt_125m_leaves_nearly_the_whole_budget_to_the_kv_cache() -> None:
     """vllm#4454 (0.4.1, V0, one A6000): LLM("facebook/opt-125m") logged 75,937 blocks of 16;
     12 layers x 2 x 768 x 2 bytes a token."""
-    record = fit_record("vllm-pr4454-opt125m-a6000")
+    record = memory_record("vllm-pr4454-opt125m-a6000")
     report = review("vllm serve facebook/opt-125m", record["gpus"], "0.4.1")
     estimate = report.estimate
     assert estimate is not None and estimate.kv_cache_tokens is not None

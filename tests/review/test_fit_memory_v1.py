@@ -4,22 +4,13 @@ defaults on an A100 from 0.9, and the token count vLLM logs for a sliding-window
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from servetune.review.check import CheckOptions, Report, check_text
 
-CORPUS = Path(__file__).parents[1] / "data" / "corpus" / "memory.json"
-
-
-def fit_record(record_id: str) -> dict[str, Any]:
-    records: list[dict[str, Any]] = json.loads(CORPUS.read_text())["records"]
-    found = next(r for r in records if r["id"] == record_id)
-    assert found["split"] == "fit"
-    return found
+from corpus_records import memory_record
 
 
 def review(record: dict[str, Any]) -> Report:
@@ -49,7 +40,7 @@ def test_an_a100_keeps_the_small_defaults_from_0_9(version: str, tokens: int, se
     ],
 )
 def test_qwen2_7b_on_a100_at_half_the_memory_is_within_ten_percent(record_id: str) -> None:
-    record = fit_record(record_id)
+    record = memory_record(record_id)
     est = review(record).estimate
     assert est is not None and est.kv_cache_tokens is not None
     assert est.kv_cache_tokens == pytest.approx(record["logged"]["kv_tokens"], rel=0.1)
@@ -58,7 +49,7 @@ def test_qwen2_7b_on_a100_at_half_the_memory_is_within_ten_percent(record_id: st
 def test_a_quarter_of_an_a100_leaves_a_kv_cache() -> None:
     """At --gpu-memory-utilization 0.25 vLLM logged 5.01 GiB (93,872 tokens); the FlashInfer
     sampler it ran (its log says so) keeps the reserve below the sort-based one counted."""
-    record = fit_record("dennislee-log-qwen2-7b-1xa100-80g-gmu025")
+    record = memory_record("dennislee-log-qwen2-7b-1xa100-80g-gmu025")
     est = review(record).estimate
     assert est is not None and est.kv_available_gib_per_gpu is not None
     assert 0.75 * 5.01 < est.kv_available_gib_per_gpu <= 5.01 * 1.1
@@ -67,7 +58,7 @@ def test_a_quarter_of_an_a100_leaves_a_kv_cache() -> None:
 def test_gpt_oss_tokens_before_0_21_count_every_layer() -> None:
     """gpt-oss-120b at TP 4, 0.10.1.1: 45.32 GiB logged as 2,640,144 tokens, num_blocks // 2
     groups x 16 (the sliding window's saving is not in the logged figure before 0.21)."""
-    record = fit_record("dennislee-log-gpt-oss-120b-4xa100-80g-tp4-ray")
+    record = memory_record("dennislee-log-gpt-oss-120b-4xa100-80g-tp4-ray")
     est = review(record).estimate
     assert est is not None and est.kv_cache_tokens is not None
     assert est.kv_cache_tokens == pytest.approx(record["logged"]["kv_tokens"], rel=0.1)

@@ -4,13 +4,8 @@ compressed-tensors W4A16, and V0's pipeline virtual engines each holding 1/PP of
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
 import pytest
 
-from servetune.review.check import CheckOptions, Report, check_text
 from servetune.review.encoder_profile import tower_rank_extra_bytes, tower_weight_bytes
 from servetune.review.model import find_model
 from servetune.review.model_names import quantization_in_name
@@ -18,21 +13,7 @@ from servetune.review.settings import v0_pipeline_engines
 from servetune.review.vision_tower import vision_tower
 from servetune.vllm.serve_command import parse_text
 
-from corpus_records import review_fit
-
-MEMORY = Path(__file__).parents[1] / "data" / "corpus" / "memory.json"
-
-
-def memory_record(record_id: str) -> dict[str, Any]:
-    records: list[dict[str, Any]] = json.loads(MEMORY.read_text())["records"]
-    found = next(r for r in records if r["id"] == record_id)
-    assert found["split"] == "fit"
-    return found
-
-
-def review(command: str, gpus: str, version: str | None) -> Report:
-    return check_text(command, CheckOptions(gpus=gpus, vllm_version=version, detect_hardware=False))
-
+from corpus_records import memory_record, review, review_fit
 
 # --- InternVL -----------------------------------------------------------------------------------
 

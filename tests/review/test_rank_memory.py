@@ -6,31 +6,16 @@ which pass chunked prefill off."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
 import pytest
 
-from servetune.review.check import CheckOptions, Report, check_text
+from servetune.review.check import Report
 from servetune.review.model import find_model
 from servetune.review.settings import GIB
 from servetune.review.weights import mla_decode_bytes, rank_extra_bytes, replicated_bytes
 
-CORPUS = Path(__file__).parents[1] / "data" / "corpus" / "memory.json"
+from corpus_records import memory_record, review
+
 TOLERANCE = 0.10
-
-
-def fit_record(record_id: str) -> dict[str, Any]:
-    records: list[dict[str, Any]] = json.loads(CORPUS.read_text())["records"]
-    found = next(r for r in records if r["id"] == record_id)
-    assert found["split"] == "fit"
-    return found
-
-
-def review(command: str, gpus: str, version: str | None) -> Report:
-    options = CheckOptions(gpus=gpus, vllm_version=version, detect_hardware=False)
-    return check_text(command, options)
 
 
 def _r1_tp16(version: str) -> Report:
@@ -73,7 +58,7 @@ def test_replicated_layers_are_held_whole_on_every_rank() -> None:
 
 def test_deepseek_r1_at_tp16_on_0_7_3_holds_the_weights_and_blocks_vllm_logged() -> None:
     """vllm#16766: 42.47 GiB of weights per rank, 20,712 blocks of 16 tokens."""
-    record = fit_record("vllm-16766-deepseek-r1-tp16-2x8xh800-v073")
+    record = memory_record("vllm-16766-deepseek-r1-tp16-2x8xh800-v073")
     command = record["command"].replace("$MODELPATH", "deepseek-ai/DeepSeek-R1")
     estimate = review(command, record["gpus"], "0.7.3").estimate
     assert estimate is not None and estimate.kv_cache_tokens is not None
@@ -92,7 +77,7 @@ def test_a_single_gpu_holds_no_replicated_extra() -> None:
 def test_benchmark_throughput_of_0_6_3_runs_without_chunked_prefill() -> None:
     """The 0.6.3 script passes `enable_chunked_prefill=args.enable_chunked_prefill` (store_true):
     Llama-3.1-405B's 131072 tokens are profiled in one forward pass, as its log warned."""
-    record = fit_record("llmtracker-mi300x-llama31-405b-bf16-tp8-v063")
+    record = memory_record("llmtracker-mi300x-llama31-405b-bf16-tp8-v063")
     report = review(record["command"], record["gpus"], "0.6.3")
     assert not report.settings.chunked_prefill
     assert report.settings.max_num_batched_tokens == 131072
