@@ -8,13 +8,12 @@ whose removal release the sdists pin down.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from repo_scripts import load
 
 from servetune.vllm import flags as vllm_flags
 from servetune.vllm.serve_command import parse_text
@@ -100,15 +99,7 @@ def test_old_flags_keep_their_kind_from_the_last_release_that_had_them() -> None
 
 
 def _load_script() -> ModuleType:
-    if str(ROOT / "scripts") not in sys.path:
-        sys.path.insert(0, str(ROOT / "scripts"))  # its flag_choices.py, as when run from there
-    path = ROOT / "scripts" / "build_flag_tables.py"
-    spec = importlib.util.spec_from_file_location("build_flag_tables", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["build_flag_tables"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load("scripts/build_flag_tables.py")  # with its flag_choices.py beside it
 
 
 FAKE_RELEASE = {

@@ -3,25 +3,18 @@ were logged from (tests/data/corpus/log_line_releases.json, built from every rel
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
+
+from repo_scripts import load
 
 ROOT = Path(__file__).resolve().parents[2]
 MEMORY = ROOT / "tests" / "data" / "corpus" / "memory.json"
 
 
 def real_world() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "real_world", ROOT / "benchmarks" / "real_world.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("real_world", module)
-    spec.loader.exec_module(module)
-    return module
+    return load("benchmarks/real_world.py")
 
 
 def _fit(record_id: str) -> dict[str, object]:

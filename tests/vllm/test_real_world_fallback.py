@@ -4,10 +4,10 @@ after starting are never read as inputs."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
+
+from repo_scripts import load
 
 from servetune.review.check import Report
 
@@ -22,14 +22,7 @@ QUOTE = (
 
 
 def real_world() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "real_world", ROOT / "benchmarks" / "real_world.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("real_world", module)
-    spec.loader.exec_module(module)
-    return module
+    return load("benchmarks/real_world.py")
 
 
 def test_the_logged_configuration_stands_in_for_a_launcher_script() -> None:
