@@ -3,32 +3,22 @@ were logged from (tests/data/corpus/log_line_releases.json, built from every rel
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from types import ModuleType
 
 from repo_scripts import load
 
-ROOT = Path(__file__).resolve().parents[2]
-MEMORY = ROOT / "tests" / "data" / "corpus" / "memory.json"
+from corpus_records import memory_record
 
 
 def real_world() -> ModuleType:
     return load("benchmarks/real_world.py")
 
 
-def _fit(record_id: str) -> dict[str, object]:
-    records: list[dict[str, object]] = json.loads(MEMORY.read_text())["records"]
-    found = next(r for r in records if r["id"] == record_id)
-    assert found["split"] == "fit"
-    return found
-
-
 def test_a_line_only_one_release_logs_from_dates_the_record() -> None:
     """vllm#5248 (fit): `distributed_gpu_executor.py:45] # GPU blocks` is 0.4.2's place alone
     (0.4.3 to 0.5.5 log it from line 56, 0.6 from 57)."""
     bench = real_world()
-    record = _fit("vllm-5248-deepseek-coder-6.7b-2xT4")
+    record = memory_record("vllm-5248-deepseek-coder-6.7b-2xT4")
     assert bench.logged_release(record) == "0.4.2"
     score = bench.score_memory(record)
     assert score is not None and score.right

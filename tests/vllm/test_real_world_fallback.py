@@ -4,14 +4,12 @@ after starting are never read as inputs."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import ModuleType
 
 from repo_scripts import load
 
 from servetune.review.check import Report
 
-ROOT = Path(__file__).resolve().parents[2]
 QUOTE = (
     "INFO 10-07 09:54:22 llm_engine.py:237] Initializing an LLM engine (v0.6.3) with config: "
     "model='meta-llama/Llama-2-7b-chat-hf', tokenizer='meta-llama/Llama-2-7b-chat-hf', "
