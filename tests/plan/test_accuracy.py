@@ -13,13 +13,13 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import plan_runs
 import pytest
 
-from servetune.plan import accuracy, corpus, step_time
+from servetune.plan import accuracy, step_time
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 PUBLISHED = DATA / "published_vllm_benchmarks.json"
-RUNS = DATA / "corpus" / "runs.json"
 
 # median |relative error| of the fit records with the defaults (README "Plan", accuracy)
 FIT_LIMITS: dict[str, dict[str, float]] = {
@@ -51,8 +51,7 @@ def published() -> list[accuracy.Case]:
 @pytest.fixture(scope="module")
 def fit_cases(published: list[accuracy.Case]) -> list[accuracy.Case]:
     old = [replace(c, group="fit") for c in accuracy.in_group(published, "calibration")]
-    new, _ = corpus.corpus_cases(RUNS)
-    return old + accuracy.in_group(new, "fit")
+    return old + accuracy.in_group(list(plan_runs.answered()[0]), "fit")
 
 
 def test_every_record_names_its_source_and_a_group(published: list[accuracy.Case]) -> None:

@@ -7,6 +7,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import plan_runs
 import pytest
 
 from servetune.plan import accuracy, corpus, sharegpt, step_time
@@ -23,7 +24,8 @@ def records() -> list[dict[str, object]]:
 
 @pytest.fixture(scope="module")
 def answered() -> tuple[list[accuracy.Case], list[corpus.Unanswered]]:
-    return corpus.corpus_cases(RUNS)
+    cases, unanswered = plan_runs.answered()
+    return list(cases), list(unanswered)
 
 
 def test_the_split_is_the_source_hash_rule(records: list[dict[str, object]]) -> None:

@@ -6,39 +6,32 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
+from plan_runs import fit_by_name, setup
 
 from servetune import _data
-from servetune.plan import accuracy, corpus, moe_configs, predict, step_time
+from servetune.plan import accuracy, moe_configs, step_time
 from servetune.plan.simulate import Step
 from servetune.review.check import CheckOptions, check_text
 
-RUNS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "runs.json"
 DSTACK_H100 = "dstack-cmp-llama31-405b-fp8-8xh100-sxm5-80gb-tp8-sharegpt-qps"
 _FILE = re.compile(
     r"^E=\d+,N=\d+,device_name=[^,]+(,dtype=\w+)?(,block_shape=\[\d+,\d+\])?(,\w+=\w+)*$"
 )
 
 
-def _setup(command: str, gpus: str, version: str) -> predict.Setup:
-    options = CheckOptions(gpus=gpus, vllm_version=version, detect_hardware=False)
-    return predict.setup(check_text(command, options))
-
-
 @pytest.fixture(scope="module")
 def fit_cases() -> dict[str, accuracy.Case]:
-    cases, _ = corpus.corpus_cases(RUNS)
-    return {c.name: c for c in cases if c.group == "fit"}
+    return fit_by_name()
 
 
 MIXED, DECODE = Step(200, 20_000.0, 100, 30_000, 100), Step(0, 0.0, 100, 30_000, 100)
 
 
 def test_v0_replays_graphs_for_decode_only_steps() -> None:
-    v0 = _setup("vllm serve Qwen/Qwen2.5-7B-Instruct", "1xH100-SXM-80GB", "0.6.3").cost
-    v1 = _setup("vllm serve Qwen/Qwen2.5-7B-Instruct", "1xH100-SXM-80GB", "0.11.0").cost
+    v0 = setup("vllm serve Qwen/Qwen2.5-7B-Instruct", "1xH100-SXM-80GB", "0.6.3").cost
+    v1 = setup("vllm serve Qwen/Qwen2.5-7B-Instruct", "1xH100-SXM-80GB", "0.11.0").cost
     assert v0.graphs_decode_only and not v1.graphs_decode_only
     assert v0.graphed(DECODE) and not v0.graphed(MIXED)
     assert v1.graphed(DECODE) and v1.graphed(MIXED)  # piecewise graphs: the mix does not matter
@@ -48,9 +41,9 @@ def test_v0_replays_graphs_for_decode_only_steps() -> None:
 
 def test_v0_capture_sizes_by_release() -> None:
     command = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-num-seqs 300"
-    assert _setup(command, "1xH100-SXM-80GB", "0.5.4").cost.graph_max_tokens == 256
-    assert _setup(command, "1xH100-SXM-80GB", "0.6.3").cost.graph_max_tokens == 304
-    before = _setup(command, "1xH100-SXM-80GB", "0.5.4").cost
+    assert setup(command, "1xH100-SXM-80GB", "0.5.4").cost.graph_max_tokens == 256
+    assert setup(command, "1xH100-SXM-80GB", "0.6.3").cost.graph_max_tokens == 304
+    before = setup(command, "1xH100-SXM-80GB", "0.5.4").cost
     assert not before.graphed(Step(0, 0.0, 300, 90_000, 300))
     assert before.graphed(Step(0, 0.0, 256, 90_000, 256))
 
@@ -108,7 +101,7 @@ SPLIT = replace(step_time.Efficiency(), moe_bandwidth=1.0, moe_default_bandwidth
 
 
 def test_the_default_config_streams_the_experts_slower() -> None:
-    setup_ = _setup("vllm serve zai-org/GLM-4.6 -tp 8", "8xH200-SXM-141GB", "0.11.0")
+    setup_ = setup("vllm serve zai-org/GLM-4.6 -tp 8", "8xH200-SXM-141GB", "0.11.0")
     cost = setup_.cost.with_efficiency(SPLIT)
     assert cost.moe_tuned is False
     e = cost.efficiency

@@ -6,30 +6,23 @@ fused MoE on ROCm."""
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
+from plan_runs import fit_by_name, setup
 
-from servetune.plan import accuracy, corpus, predict, sparse_attention
+from servetune.plan import accuracy, predict, sparse_attention
 from servetune.plan.simulate import Limits, Load, Step, simulate_continuous, windowed_pairs
 from servetune.review import hardware
 from servetune.review.check import CheckOptions, check_text
 from servetune.review.settings import v0_engine
 
-RUNS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "runs.json"
 V32 = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8"
 R1 = "vllm serve deepseek-ai/DeepSeek-R1-0528 -tp 8"
 
 
-def _setup(command: str, gpus: str, version: str) -> predict.Setup:
-    options = CheckOptions(gpus=gpus, vllm_version=version, detect_hardware=False)
-    return predict.setup(check_text(command, options))
-
-
 @pytest.fixture(scope="module")
 def fit_cases() -> dict[str, accuracy.Case]:
-    cases, _ = corpus.corpus_cases(RUNS)
-    return {c.name: c for c in cases if c.group == "fit"}
+    return fit_by_name()
 
 
 def test_a_window_caps_the_pairs_a_prompt_chunk_attends() -> None:
@@ -82,7 +75,7 @@ def test_dense_attention_models_have_no_window() -> None:
 
 
 def test_v32_prefills_slower_per_token_than_r1_at_4k_by_the_padded_top_k() -> None:
-    v32, r1 = _setup(V32, "8xH200-SXM-141GB", "0.13.0"), _setup(R1, "8xH200-SXM-141GB", "0.13.0")
+    v32, r1 = setup(V32, "8xH200-SXM-141GB", "0.13.0"), setup(R1, "8xH200-SXM-141GB", "0.13.0")
     assert v32.limits.attention_window == 2048
     chunk = Step(
         8000, 2 * windowed_pairs(0, 4000, 10**9), 0, 0, 2, 2 * windowed_pairs(0, 4000, 2048)
@@ -126,9 +119,9 @@ def test_v0_without_chunked_prefill_prefills_first_and_stalls_decodes() -> None:
 
 def test_v0_engine_by_release_and_vllm_use_v1() -> None:
     command = "vllm serve Qwen/Qwen3-14B --enable-chunked-prefill=False"
-    old = _setup(command, "1xH100-SXM-80GB", "0.6.3")
+    old = setup(command, "1xH100-SXM-80GB", "0.6.3")
     assert old.limits.prefill_first and not old.limits.chunked_prefill
-    assert not _setup(command, "1xH100-SXM-80GB", "0.9.2").limits.prefill_first
+    assert not setup(command, "1xH100-SXM-80GB", "0.9.2").limits.prefill_first
     options = CheckOptions(gpus="1xH100-SXM-80GB", vllm_version="0.9.2", detect_hardware=False)
     assert v0_engine(check_text("VLLM_USE_V1=0 " + command, options).command)
     assert not v0_engine(check_text(command, options).command)
@@ -171,14 +164,12 @@ def test_an_fp8_checkpoint_on_mi355x_runs_at_the_fp8_peak(
 
 def test_aiter_moe_only_with_its_variable_on_rocm() -> None:
     command = "vllm serve Qwen/Qwen3-235B-A22B-Instruct-2507-FP8 -tp 4 --enable-expert-parallel"
-    on = _setup("VLLM_ROCM_USE_AITER=1 " + command, "4xMI325X", "0.11.1")
+    on = setup("VLLM_ROCM_USE_AITER=1 " + command, "4xMI325X", "0.11.1")
     assert on.cost.aiter_moe
-    assert not _setup(command, "4xMI325X", "0.11.1").cost.aiter_moe
+    assert not setup(command, "4xMI325X", "0.11.1").cost.aiter_moe
     off = "VLLM_ROCM_USE_AITER=1 VLLM_ROCM_USE_AITER_MOE=0 " + command
-    assert not _setup(off, "4xMI325X", "0.11.1").cost.aiter_moe
-    assert not _setup(
-        "VLLM_ROCM_USE_AITER=1 " + command, "4xH100-SXM-80GB", "0.11.1"
-    ).cost.aiter_moe
+    assert not setup(off, "4xMI325X", "0.11.1").cost.aiter_moe
+    assert not setup("VLLM_ROCM_USE_AITER=1 " + command, "4xH100-SXM-80GB", "0.11.1").cost.aiter_moe
 
 
 @pytest.mark.parametrize("users", [16, 32])

@@ -5,27 +5,18 @@ release, data-parallel engines; and how close it lands on `fit` records of the c
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
+from plan_runs import fit_by_name, setup
 
 from servetune.plan import accuracy, corpus, parallel, predict, step_time
 from servetune.plan.simulate import Load, Step
 from servetune.review import hardware
-from servetune.review.check import CheckOptions, check_text
-
-RUNS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "runs.json"
-
-
-def _setup(command: str, gpus: str, version: str = "0.11.0") -> predict.Setup:
-    options = CheckOptions(gpus=gpus, vllm_version=version, detect_hardware=False)
-    return predict.setup(check_text(command, options))
 
 
 @pytest.fixture(scope="module")
 def fit_cases() -> dict[str, accuracy.Case]:
-    cases, _ = corpus.corpus_cases(RUNS)
-    return {c.name: c for c in cases if c.group == "fit"}
+    return fit_by_name()
 
 
 def test_the_experts_a_step_touches() -> None:
@@ -45,8 +36,8 @@ def test_expert_parallel_waits_for_its_busiest_gpu() -> None:
 
 def test_a_small_step_reads_more_under_expert_than_tensor_parallelism() -> None:
     command = "vllm serve deepseek-ai/DeepSeek-R1 --tensor-parallel-size 8"
-    tp = _setup(command, "8xH200-SXM-141GB").cost
-    ep = _setup(command + " --enable-expert-parallel", "8xH200-SXM-141GB").cost
+    tp = setup(command, "8xH200-SXM-141GB").cost
+    ep = setup(command + " --enable-expert-parallel", "8xH200-SXM-141GB").cost
     small = Step(0, 0.0, 4, 4000, 4)
     assert ep.work.expert_parallel and not tp.work.expert_parallel
     assert ep.parts(small)[1] > tp.parts(small)[1]  # memory time of the busiest GPU
@@ -83,7 +74,7 @@ def test_links_by_interconnect(gpu: str, kind: str, gb_s: float) -> None:
 
 
 def test_tensor_parallel_pays_two_all_reduces_per_layer_more_over_pcie() -> None:
-    nvlink = _setup("vllm serve Qwen/Qwen3-14B -tp 2", "2xH100-SXM-80GB").cost
+    nvlink = setup("vllm serve Qwen/Qwen3-14B -tp 2", "2xH100-SXM-80GB").cost
     pcie = replace(nvlink, device=replace(nvlink.device, link_bytes_s=25e9, link_latency_s=30e-6))
     step = Step(0, 0.0, 64, 64_000, 64)
     assert nvlink.parts(step)[3] > 0
@@ -91,7 +82,7 @@ def test_tensor_parallel_pays_two_all_reduces_per_layer_more_over_pcie() -> None
 
 
 def test_a_step_above_the_cuda_graph_sizes_launches_its_kernels() -> None:
-    cost = _setup("vllm serve Qwen/Qwen3-14B --max-num-seqs 128", "1xH100-SXM-80GB").cost
+    cost = setup("vllm serve Qwen/Qwen3-14B --max-num-seqs 128", "1xH100-SXM-80GB").cost
     assert cost.graph_max_tokens == 256  # min(2 x max_num_seqs, 512)
     inside, outside = Step(0, 0.0, 256, 0, 256), Step(0, 0.0, 257, 0, 257)
     assert cost.floors(outside) - cost.floors(inside) == pytest.approx(
@@ -101,16 +92,14 @@ def test_a_step_above_the_cuda_graph_sizes_launches_its_kernels() -> None:
 
 def test_async_scheduling_is_on_by_default_from_0_14() -> None:
     command = "vllm serve Qwen/Qwen3-14B"
-    assert not _setup(command, "1xH100-SXM-80GB", "0.11.0").cost.async_scheduling
-    assert _setup(command, "1xH100-SXM-80GB", "0.17.0").cost.async_scheduling
-    assert _setup(
-        command + " --async-scheduling", "1xH100-SXM-80GB", "0.11.0"
-    ).cost.async_scheduling
+    assert not setup(command, "1xH100-SXM-80GB", "0.11.0").cost.async_scheduling
+    assert setup(command, "1xH100-SXM-80GB", "0.17.0").cost.async_scheduling
+    assert setup(command + " --async-scheduling", "1xH100-SXM-80GB", "0.11.0").cost.async_scheduling
 
 
 def test_data_parallel_engines_share_the_load_and_add_their_throughput() -> None:
-    one = _setup("vllm serve Qwen/Qwen3-14B", "1xH100-SXM-80GB")
-    two = _setup("vllm serve Qwen/Qwen3-14B --data-parallel-size 2", "2xH100-SXM-80GB")
+    one = setup("vllm serve Qwen/Qwen3-14B", "1xH100-SXM-80GB")
+    two = setup("vllm serve Qwen/Qwen3-14B --data-parallel-size 2", "2xH100-SXM-80GB")
     assert two.replicas == 2
     load = Load(500, 100, 64, concurrency=32)
     half = predict.share(load, 2)
@@ -142,8 +131,8 @@ def test_pipeline_stages_run_in_turn_over_one_stage_s_gpus() -> None:
     """TP 8 x PP 2 on 16 GPUs: a step reads the weights of TP 8 GPUs summed over the stages
     (twice TP 16's per GPU), keeps TP 8's all-reduces and adds one hop between the nodes."""
     model = "vllm serve moonshotai/Kimi-K2-Instruct"
-    tp16 = _setup(f"{model} --tensor-parallel-size 16", "16xH200-SXM-141GB").cost
-    pp = _setup(f"{model} -tp 8 --pipeline-parallel-size 2", "16xH200-SXM-141GB").cost
+    tp16 = setup(f"{model} --tensor-parallel-size 16", "16xH200-SXM-141GB").cost
+    pp = setup(f"{model} -tp 8 --pipeline-parallel-size 2", "16xH200-SXM-141GB").cost
     assert (pp.work.pp, pp.work.tp, pp.work.moe_shards) == (2, 8, 8)
     assert pp.work.dense_weight_bytes == pytest.approx(2 * tp16.work.dense_weight_bytes)
     step = Step(0, 0.0, 16, 16 * 8000, 16)
@@ -169,11 +158,11 @@ def test_rocm_releases_before_0_8_3_take_their_own_efficiency() -> None:
     """vLLM before 0.8.3 ran no custom all-reduce on AMD and the V0 ROCm backend; chunked
     prefill there attends through V0's Triton prefix-prefill kernel (vllm-project/vllm#11146)."""
     command = "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 8"
-    old = _setup(command, "8xMI300X", "0.6.3").cost
+    old = setup(command, "8xMI300X", "0.6.3").cost
     assert old.rocm_v0 and old.prefix_prefill_kernel  # 131,072 context: chunked on in 0.6.3
-    unchunked = _setup(command + " --enable-chunked-prefill=False", "8xMI300X", "0.6.3").cost
+    unchunked = setup(command + " --enable-chunked-prefill=False", "8xMI300X", "0.6.3").cost
     assert unchunked.rocm_v0 and not unchunked.prefix_prefill_kernel
-    for new in (_setup(command, "8xMI300X", "0.8.3").cost, _setup(command, "8xH100", "0.6.3").cost):
+    for new in (setup(command, "8xMI300X", "0.8.3").cost, setup(command, "8xH100", "0.6.3").cost):
         assert not new.rocm_v0 and not new.prefix_prefill_kernel
     step = Step(
         prefill_tokens=512, prefill_attention=512 * 5000, decode_seqs=0, decode_context=0, running=1
