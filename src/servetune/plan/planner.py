@@ -238,9 +238,9 @@ def _refuse_too_long(report: Report, load: Load) -> None:
     """vLLM's OpenAI server refuses a request whose prompt and `max_tokens` together exceed
     `--max-model-len` ("This model's maximum context length is ..."): a load of them has no
     throughput to predict, only errors."""
-    length, s = report.settings.max_model_len, report.settings
+    length = report.settings.max_model_len
     tokens = load.input_len + load.output_len
-    if length and not s.max_model_len_auto and tokens > length:
+    if length and not report.settings.max_model_len_auto and tokens > length:
         raise UsageError(
             ErrorText(
                 "plan.request-too-long",

@@ -323,8 +323,9 @@ def _rejoin_json(
     if depth != 0:
         return value, index
     words = " ".join([value, *tokens[index:end]])
-    builder.issues.append(ParseIssue("unquoted-json", f"{token} {words}", flag, _as_json(words)))
-    return _as_json(words) or words, end
+    fixed = _as_json(words)
+    builder.issues.append(ParseIssue("unquoted-json", f"{token} {words}", flag, fixed))
+    return fixed or words, end
 
 
 def _read_unknown(
