@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Sequence
 
+from servetune._did_you_mean import suggest
 from servetune.review.rules.base import Context, Edit, Fact, Hit, rule
 from servetune.review.sentence import Sentence
 from servetune.vllm import flags as vllm_flags
@@ -121,12 +121,12 @@ def missing_value(ctx: Context) -> Iterator[Hit]:
 _CHOICES_SHOWN = 12  # a long list of choices (tool-call parsers) is said in part
 
 
-def _closest_choice(value: str, choices: Sequence[str]) -> list[str]:
-    """The one choice the value begins (`bfloat` of `bfloat16`), else difflib's closest."""
+def _closest_choice(value: str, choices: Sequence[str]) -> str | None:
+    """The one choice the value begins (`bfloat` of `bfloat16`), else the closest in spelling."""
     begun = [c for c in choices if value and c.lower().startswith(value.lower())]
     if len(begun) == 1:
-        return begun
-    return difflib.get_close_matches(value, choices, n=1)
+        return begun[0]
+    return suggest(value, choices, cutoff=0.6)  # difflib's own cutoff
 
 
 @rule("invalid-value", "error", None)
@@ -140,8 +140,8 @@ def invalid_value(ctx: Context) -> Iterator[Hit]:
         facts: dict[str, Fact] = {"token": issue.token, "value": issue.detail or ""}
         close = _closest_choice(issue.detail or "", issue.choices or ())
         if close:
-            facts["suggestion"] = f"{issue.flag} {close[0]}"
-            edits = (Edit(issue.flag, close[0]),)
+            facts["suggestion"] = f"{issue.flag} {close}"
+            edits = (Edit(issue.flag, close),)
             yield Hit(facts, "did-you-mean", edits, flag=issue.flag, by_release=True)
             continue
         variant = "choices" if issue.choices else None
